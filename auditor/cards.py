@@ -1,0 +1,145 @@
+"""Cards as small integers, hands as bit masks.
+
+A card is ``suit * 13 + rank`` where rank 0 is the two and rank 12 the ace, and
+suits are numbered spades 0, hearts 1, diamonds 2, clubs 3.  The two jokers of the
+ten-point presets are 52 (high) and 53 (low).  A hand is an ``int`` (or a NumPy
+``uint64``) with bit ``card`` set for each card held, so "does Bob hold a heart?"
+is one AND.
+
+>>> parse_card("AS"), card_name(parse_card("10h")), card_name(parse_card("♦q"))
+(12, 'TH', 'QD')
+>>> hand_names(mask_of([parse_card(t) for t in "AS 2C JS".split()]))
+'AS JS 2C'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+SUITS = "SHDC"
+SUIT_SYMBOLS = "♠♥♦♣"
+SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
+RANKS = "23456789TJQKA"
+JOKER_HIGH = 52
+JOKER_LOW = 53
+DECK_52 = (1 << 52) - 1
+DECK_54 = (1 << 54) - 1
+NO_CARD = -1
+
+#: Points each rank counts towards Game: ace 4, king 3, queen 2, jack 1, ten 10.
+GAME_COUNT = {12: 4, 11: 3, 10: 2, 9: 1, 8: 10}
+#: Game count indexed by card number (jokers count nothing).
+CARD_COUNT = tuple(GAME_COUNT.get(c % 13, 0) if c < 52 else 0 for c in range(54))
+
+_SUIT_OF_CHAR = {**{s: i for i, s in enumerate(SUITS)}, **{s: i for i, s in enumerate(SUIT_SYMBOLS)}}
+_RANK_OF_CHAR = {r: i for i, r in enumerate(RANKS)}
+
+
+def suit_mask(suit: int) -> int:
+    """The bit mask of the 13 cards of ``suit``.
+
+    >>> hand_names(suit_mask(SUITS.index("C")) & mask_of([51, 3]))
+    'AC'
+    """
+    return 0x1FFF << (13 * suit)
+
+
+SUIT_MASKS = tuple(suit_mask(s) for s in range(4))
+
+
+def make_card(rank: int, suit: int) -> int:
+    """The card of ``rank`` (0 = two ... 12 = ace) in ``suit`` (0-3)."""
+    return suit * 13 + rank
+
+
+def suit_of(card: int) -> int:
+    """The suit of a card (0-3); jokers have suit 4."""
+    return card // 13 if card < 52 else 4
+
+
+def rank_of(card: int) -> int:
+    """The rank of a card (0 = two ... 12 = ace); jokers 13 (high) and 14 (low)."""
+    return card % 13 if card < 52 else 13 + (card - 52)
+
+
+def parse_card(token: str) -> int | None:
+    """Read a card token; ``None`` when it is not one.
+
+    Accepts a rank ``A K Q J T 9 ... 2`` (``10`` for the ten) then a suit ``S H D C``
+    or ``♠ ♥ ♦ ♣``, in any case; the suit symbol may also come first.  ``JKH`` and
+    ``JKL`` are the jokers.
+
+    >>> [parse_card(t) for t in ("2s", "10C", "♥A", "JKL", "1S", "")]
+    [0, 47, 25, 53, None, None]
+    """
+    t = token.strip().upper()
+    if t == "JKH":
+        return JOKER_HIGH
+    if t == "JKL":
+        return JOKER_LOW
+    if len(t) < 2:
+        return None
+    if t[0] in SUIT_SYMBOLS:  # symbol first, as some servers print it
+        t = t[1:] + t[0]
+    rank_text, suit_char = t[:-1], t[-1]
+    if rank_text == "10":
+        rank_text = "T"
+    if len(rank_text) != 1 or rank_text not in _RANK_OF_CHAR or suit_char not in _SUIT_OF_CHAR:
+        return None
+    return make_card(_RANK_OF_CHAR[rank_text], _SUIT_OF_CHAR[suit_char])
+
+
+def card_name(card: int | None) -> str | None:
+    """The canonical token of a card: ``AS``, ``TD``, ``JKH``.
+
+    >>> card_name(0), card_name(51), card_name(52)
+    ('2S', 'AC', 'JKH')
+    """
+    if card is None or card < 0:
+        return None
+    if card == JOKER_HIGH:
+        return "JKH"
+    if card == JOKER_LOW:
+        return "JKL"
+    return RANKS[card % 13] + SUITS[card // 13]
+
+
+#: Canonical names indexed by card number.
+CARD_NAMES = tuple(card_name(c) for c in range(54))
+
+
+def mask_of(cards: Iterable[int]) -> int:
+    """The bit mask holding ``cards``."""
+    m = 0
+    for c in cards:
+        m |= 1 << c
+    return m
+
+
+def cards_of(mask: int) -> list[int]:
+    """The cards in ``mask``, lowest number first."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def sort_for_display(cards: Iterable[int], trump: int | None = None) -> list[int]:
+    """Cards grouped by suit (trumps first once known), highest rank first."""
+    def key(c: int) -> tuple[int, int]:
+        s = suit_of(c)
+        return (-1 if s == trump else s, -rank_of(c))
+
+    return sorted(cards, key=key)
+
+
+def hand_names(mask: int, trump: int | None = None) -> str:
+    """The cards of ``mask`` as tokens, by suit, highest first."""
+    return " ".join(CARD_NAMES[c] for c in sort_for_display(cards_of(mask), trump))
+
+
+def suit_name(suit: int) -> str:
+    """The English name of a suit number: ``spades`` ..."""
+    return SUIT_NAMES[suit]

@@ -1,0 +1,278 @@
+"""Rule presets as data: one frozen rule set, named presets, overrides by key.
+
+Every rule the engine consults is a field of :class:`Rules`; a preset is one row of
+values, and a game's ``[Rules "partnership game=11"]`` tag (or ``--rules`` on the
+command line) overrides fields by key.  The engine never asks which preset it is
+running, only what a key says.
+
+>>> r = parse_rules("auction game=11")
+>>> r.preset, r.game, r.low, r.dealer_steal
+('auction', 11, 'holder', True)
+>>> parse_rules("setback").max_bid, parse_rules("partnership").max_bid
+(4, 5)
+>>> parse_rules("bridge")
+Traceback (most recent call last):
+...
+auditor.rules.RulesError: unknown preset 'bridge' (known: auction, sell, setback, partnership, cutthroat)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+
+class RulesError(ValueError):
+    """A ``Rules`` text that names an unknown preset, key or value.
+
+    ``offset`` is the 0-based position in the text of the offending word.
+    """
+
+    def __init__(self, message: str, offset: int = 0):
+        super().__init__(message)
+        self.offset = offset
+
+
+@dataclass(frozen=True)
+class Key:
+    """One rule key: its name, meaning, and the values it accepts."""
+
+    name: str
+    meaning: str
+    kind: str  # "int", "bool", or "choice"
+    choices: tuple[str, ...] = ()
+    supported: tuple[Any, ...] | None = None  # values this version can audit; None = all
+
+
+KEYS: tuple[Key, ...] = (
+    Key("players", "allowed number of players, as N or MIN-MAX", "range"),
+    Key("teams", "`none`: everyone alone; `partners`: two teams of two, partners opposite (Teams tag)", "choice", ("none", "partners")),
+    Key("hand_size", "cards dealt to each player", "int"),
+    Key("min_bid", "lowest bid allowed", "int"),
+    Key("max_bid", "highest bid allowed; the top-bid words below mean this number", "int"),
+    Key("top_bid_words", "words that name the top bid, comma-separated (`smudge`, `moon`, `slam`)", "words"),
+    Key("auction", "`once-round`: each player bids once, clockwise from the dealer's left, dealer last; "
+        "`sell`: bidding from the eldest hand's left, the eldest hand then `sells` or `keeps`", "choice", ("once-round", "sell")),
+    Key("dealer_steal", "the dealer may take the contract by equalling the high bid", "bool"),
+    Key("steal_smudge", "the dealer's steal may equal a top bid (smudge) too", "bool"),
+    Key("all_pass", "when nobody bids: `eldest-pitches` (no contract), `redeal` (thrown in, same dealer deals again), "
+        "`dealer-bids` (the dealer must bid at least the minimum)", "choice", ("eldest-pitches", "redeal", "dealer-bids")),
+    Key("sold_contract", "selling auction: the buyer must make the bid or be set back (Commercial Pitch)", "bool"),
+    Key("low", "Low goes to the `holder` of the lowest trump or to the `taker` of its trick", "choice", ("holder", "taker")),
+    Key("follow", "`follow-or-trump`: holding the suit led, follow it or trump; `strict`: follow suit when able; "
+        "`free-when-void`", "choice", ("follow-or-trump", "strict", "free-when-void"), ("follow-or-trump", "strict")),
+    Key("game", "points needed to win the game", "int"),
+    Key("count_down", "scores are kept as points still needed, counting down from `game` to 0", "bool"),
+    Key("going_out", "who wins when several could reach the target in one hand: `pitcher-first` (the pitcher's "
+        "points count first, then High, Low, Jack, Game), `points-order` (sale points, then High, Low, Jack, Game), "
+        "`bidder-only` (only a side that made its bid this hand can win)", "choice",
+        ("pitcher-first", "points-order", "bidder-only")),
+    Key("smudge", "what a top bid means: `none` (an ordinary bid), `wins-game` (all four points win the game at once "
+        "unless the smudger was in the hole), `all-tricks` (needs all four points and every trick; made +top bid, "
+        "failed -top bid)", "choice", ("none", "wins-game", "all-tricks")),
+    Key("revoke", "revoke penalty: the revoker scores nothing and is set back `bid` (the hand's contract) or "
+        "`highest-bid` (the highest bid made in the hand)", "choice", ("bid", "highest-bid")),
+    Key("settlement", "`none`, or `club`: the winner collects 1 from each player on 1 or more and 2 from each "
+        "player on 0 or less", "choice", ("none", "club")),
+    Key("draw", "partnership: discard non-trumps and refill to six after trump is named", "bool", (), (False,)),
+    Key("pitching", "partnership: a player may pitch in place of a bid, worth four", "bool", (), (False,)),
+    Key("double_loss", "partnership with pitching: a dealer who takes over and is set loses double", "bool", (), (False,)),
+    Key("first_trick_trump", "`led`: the first card led names trump; `free`: a `trump` line names it and nobody "
+        "may trump the first trick", "choice", ("led", "free"), ("led",)),
+)
+KEY_BY_NAME = {k.name: k for k in KEYS}
+
+
+@dataclass(frozen=True)
+class Rules:
+    """One complete rule set.  Build one with :func:`parse_rules` or :func:`preset`."""
+
+    preset: str
+    source: str
+    players: tuple[int, int]
+    teams: str
+    hand_size: int
+    min_bid: int
+    max_bid: int
+    top_bid_words: tuple[str, ...]
+    auction: str
+    dealer_steal: bool
+    steal_smudge: bool
+    all_pass: str
+    sold_contract: bool
+    low: str
+    follow: str
+    game: int
+    count_down: bool
+    going_out: str
+    smudge: str
+    revoke: str
+    settlement: str
+    draw: bool
+    pitching: bool
+    double_loss: bool
+    first_trick_trump: str
+
+    @property
+    def partnership(self) -> bool:
+        """Whether points and scores belong to teams rather than players."""
+        return self.teams == "partners"
+
+    def bid_value(self, word: str) -> int | None:
+        """The number a bid word stands for; ``None`` for a word that is no bid.
+
+        >>> preset("setback").bid_value("moon"), preset("partnership").bid_value("smudge")
+        (4, 5)
+        """
+        w = word.lower()
+        if w.isdigit():
+            return int(w)
+        if w in self.top_bid_words:
+            return self.max_bid
+        return None
+
+    def to_text(self) -> str:
+        """The shortest ``Rules`` tag text naming this rule set: preset then changed keys.
+
+        >>> parse_rules("cutthroat game=11 low=holder").to_text()
+        'cutthroat low=holder game=11'
+        """
+        base = PRESETS[self.preset]
+        parts = [self.preset]
+        for k in KEYS:
+            v = getattr(self, k.name)
+            if v != getattr(base, k.name):
+                parts.append(f"{k.name}={format_value(k, v)}")
+        return " ".join(parts)
+
+    def as_dict(self) -> dict[str, str]:
+        """Every key with its value as it would be written in a ``Rules`` tag."""
+        return {k.name: format_value(k, getattr(self, k.name)) for k in KEYS}
+
+    def unsupported(self) -> list[str]:
+        """``key=value`` settings this version of the auditor cannot audit yet."""
+        out = []
+        for k in KEYS:
+            v = getattr(self, k.name)
+            if k.supported is not None and v not in k.supported:
+                out.append(f"{k.name}={format_value(k, v)}")
+        return out
+
+
+def format_value(key: Key, value: Any) -> str:
+    """A key's value as written in a ``Rules`` tag."""
+    if key.kind == "bool":
+        return "on" if value else "off"
+    if key.kind == "range":
+        lo, hi = value
+        return str(lo) if lo == hi else f"{lo}-{hi}"
+    if key.kind == "words":
+        return ",".join(value)
+    return str(value)
+
+
+def parse_value(key: Key, text: str) -> Any:
+    """Read a key's value; raises ``ValueError`` with a message when it is not one."""
+    if key.kind == "int":
+        if not text.isdigit():
+            raise ValueError(f"{key.name} takes a whole number, not {text!r}")
+        return int(text)
+    if key.kind == "bool":
+        if text.lower() in ("on", "yes", "true", "1"):
+            return True
+        if text.lower() in ("off", "no", "false", "0"):
+            return False
+        raise ValueError(f"{key.name} takes on or off, not {text!r}")
+    if key.kind == "range":
+        lo, _, hi = text.partition("-")
+        if not lo.isdigit() or (hi and not hi.isdigit()):
+            raise ValueError(f"{key.name} takes N or MIN-MAX, not {text!r}")
+        return (int(lo), int(hi or lo))
+    if key.kind == "words":
+        words = tuple(w for w in text.lower().split(",") if w)
+        if not all(w.isalpha() for w in words):
+            raise ValueError(f"{key.name} takes comma-separated words, not {text!r}")
+        return words
+    if text not in key.choices:
+        raise ValueError(f"{key.name} takes one of {', '.join(key.choices)}, not {text!r}")
+    return text
+
+
+_COMMON = dict(
+    teams="none", hand_size=6, auction="once-round", sold_contract=True, follow="follow-or-trump",
+    count_down=False, revoke="bid", settlement="none", draw=False, pitching=False, double_loss=False,
+    first_trick_trump="led",
+)
+
+PRESETS: dict[str, Rules] = {
+    "auction": Rules(
+        preset="auction", source="seeds 003, 004", players=(3, 7), min_bid=2, max_bid=4,
+        top_bid_words=("smudge",), dealer_steal=True, steal_smudge=False, all_pass="eldest-pitches",
+        low="holder", game=7, going_out="pitcher-first", smudge="wins-game", settlement="club",
+        **{k: v for k, v in _COMMON.items() if k != "settlement"},
+    ),
+    "sell": Rules(
+        preset="sell", source="seed 000", players=(4, 8), min_bid=1, max_bid=4, top_bid_words=(),
+        dealer_steal=False, steal_smudge=False, all_pass="eldest-pitches", low="holder", game=10,
+        going_out="points-order", smudge="none", revoke="highest-bid", count_down=True,
+        **{k: v for k, v in _COMMON.items() if k not in ("auction", "revoke", "count_down")},
+        auction="sell",
+    ),
+    "setback": Rules(
+        preset="setback", source="seed 002", players=(3, 7), min_bid=1, max_bid=4,
+        top_bid_words=("moon", "slam", "smudge"), dealer_steal=False, steal_smudge=False, all_pass="redeal",
+        low="holder", game=7, going_out="pitcher-first", smudge="none", **_COMMON,
+    ),
+    "partnership": Rules(
+        preset="partnership", source="seed 001", players=(4, 4), min_bid=2, max_bid=5,
+        top_bid_words=("smudge",), dealer_steal=True, steal_smudge=True, all_pass="dealer-bids",
+        low="taker", game=21, going_out="bidder-only", smudge="all-tricks",
+        **{k: v for k, v in _COMMON.items() if k != "teams"}, teams="partners",
+    ),
+    "cutthroat": Rules(
+        preset="cutthroat", source="seed 001 (Cutthroat Pitch)", players=(2, 7), min_bid=2, max_bid=5,
+        top_bid_words=("smudge",), dealer_steal=True, steal_smudge=True, all_pass="dealer-bids",
+        low="taker", game=21, going_out="bidder-only", smudge="all-tricks", **_COMMON,
+    ),
+}
+
+
+def preset(name: str) -> Rules:
+    """The named preset, unchanged."""
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise RulesError(f"unknown preset {name!r} (known: {', '.join(PRESETS)})") from None
+
+
+def with_overrides(rules: Rules, text: str, base_offset: int = 0) -> Rules:
+    """``rules`` with the ``key=value`` words of ``text`` applied, in order."""
+    changes: dict[str, Any] = {}
+    pos = 0
+    for word in text.split():
+        at = text.index(word, pos)
+        pos = at + len(word)
+        name, eq, value = word.partition("=")
+        if not eq:
+            raise RulesError(f"expected key=value, found {word!r}", base_offset + at)
+        key = KEY_BY_NAME.get(name)
+        if key is None:
+            raise RulesError(f"unknown rule key {name!r} (see `auditor rules`)", base_offset + at)
+        try:
+            changes[name] = parse_value(key, value)
+        except ValueError as e:
+            raise RulesError(str(e), base_offset + at + len(name) + 1) from None
+    return replace(rules, **changes) if changes else rules
+
+
+def parse_rules(text: str) -> Rules:
+    """Read a ``Rules`` tag value: a preset name, then ``key=value`` overrides."""
+    stripped = text.strip()
+    if not stripped:
+        raise RulesError("the Rules tag is empty: it needs a preset name")
+    name = stripped.split()[0]
+    start = text.index(name)
+    return with_overrides(preset(name), text[start + len(name):], start + len(name))
+
+
+RULE_FIELDS = tuple(f.name for f in fields(Rules))
