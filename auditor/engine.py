@@ -1,0 +1,905 @@
+"""Replay and scoring: re-execute every hand of a game and recompute its score.
+
+The work falls in three passes:
+
+1. :func:`prepare_hand` walks one hand's record (a few dozen statements): dealer
+   rotation, the auction, who sits where in each trick, deal integrity.  Its output
+   is a row of small integers.
+2. :func:`play_batch` takes those rows for a whole batch of hands as NumPy arrays
+   (``cards[B, T, P]``, ``seats[B, T, P]``; cards are small integers, holdings are
+   ``uint64`` bit masks) and computes trick winners, revokes, and who owns High,
+   Low, Jack and Game, for every hand at once.  One hand in the terminal and a
+   million on a server go through the same code.
+3. :func:`score_game` applies the contract, smudge and revoke penalties, keeps the
+   running totals, decides who went out, and compares everything with the sheet.
+
+Every verdict is a :class:`~auditor.notation.Finding` whose message says which rule,
+what the record shows and what was expected.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+from .cards import CARD_COUNT, CARD_NAMES, JOKER_HIGH, SUITS, rank_of, suit_name, suit_of
+from .notation import Finding, Game, Hand
+from .rules import Rules, RulesError, parse_rules, with_overrides
+
+MAX_TRICKS = 8
+MAX_SEATS = 8
+POINTS = ("High", "Low", "Jack", "Game")
+_SUIT_MASKS_U64 = np.array([0x1FFF << (13 * s) for s in range(4)] + [0], dtype=np.uint64)
+_CARD_COUNT = np.array(CARD_COUNT + (0,), dtype=np.int16)  # index -1 (padding) counts 0
+
+
+@lru_cache(maxsize=256)
+def resolve_rules(tag: str | None, override: str = "") -> Rules:
+    """The rule set of a game: its ``Rules`` tag, then the run's ``--rules`` overrides.
+
+    ``override`` may be a preset name (replacing the tag's) followed by ``key=value`` words.
+    """
+    words = override.split()
+    if words and "=" not in words[0]:
+        base = parse_rules(override)
+    else:
+        if not tag:
+            raise RulesError("no Rules tag")
+        base = with_overrides(parse_rules(tag), override)
+    return base
+
+
+# --------------------------------------------------------------------------- pass 1
+
+
+@dataclass
+class PreparedHand:
+    """One hand's record reduced to small integers, plus what pass 1 found."""
+
+    game: str
+    number: int
+    line: int
+    dealer: int = -1
+    pitcher: int = -1  # seat that won the auction (or must pitch); -1 none
+    contract: int = 0  # bid the pitcher must make; 0 = no contract
+    high_bid: int = 0  # highest bid made in the hand
+    top_bid: bool = False  # the contract is the preset's top bid (smudge)
+    seller: int = -1  # sell: the eldest hand who sold
+    sale: int = 0  # points the seller scores at once
+    thrown_in: bool = False
+    misdeal: bool = False
+    trump: int = -1
+    cards: list[list[int]] = field(default_factory=list)  # per trick, play order
+    seats: list[list[int]] = field(default_factory=list)
+    trick_lines: list[int] = field(default_factory=list)
+    play_cols: list[list[int]] = field(default_factory=list)
+    dealt: list[int] = field(default_factory=list)  # bit mask per seat, 0 = not recorded
+    playable: bool = True  # complete and consistent enough to recompute the score
+    findings: list[Finding] = field(default_factory=list)
+
+
+class _Seats:
+    """Seat numbers and sides (players or teams) of one game."""
+
+    def __init__(self, game: Game, rules: Rules):
+        self.names = list(game.players)
+        self.index = {n: i for i, n in enumerate(self.names)}
+        self.n = len(self.names)
+        teams = game.teams if rules.partnership else {}
+        if teams:
+            self.side_names = list(teams)
+            member_side = {p: i for i, (_, ps) in enumerate(teams.items()) for p in ps}
+            self.side_of = [member_side.get(p, -1) for p in self.names]
+        else:
+            self.side_names = list(self.names)
+            self.side_of = list(range(self.n))
+        self.side_index = {n: i for i, n in enumerate(self.side_names)}
+
+    def name(self, seat: int) -> str:
+        return self.names[seat] if 0 <= seat < self.n else "nobody"
+
+    def side(self, seat: int) -> int:
+        return self.side_of[seat] if 0 <= seat < self.n else -1
+
+
+def check_game_shape(game: Game, rules: Rules) -> list[Finding]:
+    """Players and Teams against the rule set (E107)."""
+    out = []
+    n = len(game.players)
+    lo, hi = rules.players
+    if n and not lo <= n <= hi:
+        out.append(Finding("E107", f"{n} players seated, but {rules.preset} is for {lo}-{hi} players"
+                           if lo != hi else f"{n} players seated, but {rules.preset} is for {lo}",
+                           game.source, game.line, 1, game.name))
+    if rules.partnership:
+        teams = game.teams
+        members = [p for ps in teams.values() for p in ps]
+        if not teams:
+            out.append(Finding("E107", "a partnership game needs a Teams tag, e.g. "
+                               "[Teams \"NS: Ann Cal; EW: Bob Dee\"]", game.source, game.line, 1, game.name))
+        elif sorted(members) != sorted(game.players):
+            out.append(Finding("E107", "the Teams tag must place every seated player in exactly one team",
+                               game.source, game.line, 1, game.name))
+        else:
+            seats = {p: i for i, p in enumerate(game.players)}
+            for name, ps in teams.items():
+                idx = sorted(seats[p] for p in ps)
+                if len(teams) * len(ps) == n and any((b - a) % len(teams) for a, b in zip(idx, idx[1:])):
+                    out.append(Finding("E107", f"team {name}'s partners must sit opposite each other "
+                                       "(alternate seats)", game.source, game.line, 1, game.name))
+    for u in rules.unsupported():
+        out.append(Finding("E105", f"rule option {u} is not supported by this version of the auditor: the game is "
+                           "parsed and stored but not audited", game.source, game.line, 1, game.name))
+    return out
+
+
+def _auction(h: Hand, seats: _Seats, rules: Rules, dealer: int, prep: PreparedHand, game: Game) -> None:
+    """Check the auction; set pitcher, contract, high bid and sale on ``prep``."""
+    def find(code: str, msg: str, col: int = 1, subject: str | None = None, **kw) -> None:
+        prep.findings.append(Finding(code, msg, game.source, h.bids.line if h.bids else h.line, col, game.name,
+                                     h.number, None, subject, **kw))
+
+    n = seats.n
+    eldest = (dealer + 1) % n
+    if rules.auction == "sell":
+        order = [(eldest + 1 + i) % n for i in range(n - 1)]  # eldest's left round to the dealer
+    else:
+        order = [(dealer + 1 + i) % n for i in range(n)]
+    bids = list(h.bids.bids) if h.bids else []
+    final_word = None
+    if rules.auction == "sell" and bids and bids[-1].word in ("sells", "keeps", "pass"):
+        final_word = bids.pop()
+        if seats.index.get(final_word.player) != eldest:
+            find("A308", f"the last word of a selling auction belongs to the eldest hand "
+                 f"{seats.name(eldest)}, not {final_word.player}", final_word.column, final_word.player)
+    spoken: set[int] = set()
+    high, high_seat = 0, -1
+    out_of_turn_reported = False
+    for i, b in enumerate(bids):
+        seat = seats.index.get(b.player, -1)
+        if seat in spoken:
+            find("A302", f"{b.player} bids twice in one auction (each player speaks once)", b.column, b.player)
+            continue
+        spoken.add(seat)
+        if not out_of_turn_reported and (i >= len(order) or order[i] != seat):
+            exp = seats.name(order[i]) if i < len(order) else "nobody (everyone has spoken)"
+            who = " ".join(seats.name(s) for s in order)
+            find("A301", f"{b.player} bids out of turn: expected {exp} (order from the "
+                 f"{'eldest hand' if rules.auction == 'sell' else 'dealer'}'s left: {who})", b.column, b.player,
+                 expected=exp, recorded=b.player)
+            out_of_turn_reported = True
+        if b.word == "pass":
+            continue
+        if b.word in ("sells", "keeps"):
+            find("A308", f"{b.player} says {b.word!r}, which only the eldest hand says, last, in a selling auction",
+                 b.column, b.player)
+            continue
+        value = rules.bid_value(b.word)
+        if value is None or not rules.min_bid <= value <= rules.max_bid:
+            words = f", {'/'.join(rules.top_bid_words)}" if rules.top_bid_words else ""
+            find("A304", f"{b.player} bids {b.word!r}: {rules.preset} bids run from {rules.min_bid} to "
+                 f"{rules.max_bid}{words}", b.column, b.player, expected=f"{rules.min_bid}-{rules.max_bid}",
+                 recorded=b.word)
+            continue
+        is_dealer = seat == dealer and rules.auction != "sell"
+        if value > high:
+            high, high_seat = value, seat
+        elif value == high and is_dealer:
+            if not rules.dealer_steal:
+                find("A305", f"the dealer {b.player} equals the high bid {high}: {rules.preset} does not let the "
+                     "dealer steal (the dealer must bid higher)", b.column, b.player,
+                     expected=f"more than {high}", recorded=str(value))
+            elif value == rules.max_bid and not rules.steal_smudge:
+                find("A305", f"the dealer {b.player} equals a {b.word if b.word.isalpha() else 'top bid'} of "
+                     f"{high}: in {rules.preset} a smudge cannot be stolen", b.column, b.player,
+                     expected="pass", recorded=str(value))
+            else:
+                high_seat = seat
+        else:
+            find("A303", f"{b.player} bids {value}, not higher than the standing bid of {high} by "
+                 f"{seats.name(high_seat)}", b.column, b.player, expected=f"more than {high}", recorded=str(value))
+    missing = [seats.name(s) for s in order if s not in spoken]
+    if h.bids and missing and not out_of_turn_reported:
+        find("A301", f"the auction is missing {', '.join(missing)}: every player speaks once, passes included",
+             1, missing[0])
+    prep.high_bid = high
+    has_tricks = bool(h.tricks)
+    if rules.auction == "sell":
+        word = final_word.word if final_word else None
+        if high_seat >= 0:
+            if word == "sells":
+                prep.seller, prep.sale = eldest, high
+                prep.pitcher = high_seat
+                prep.contract = high if rules.sold_contract else 0
+            elif word == "keeps":
+                prep.pitcher, prep.contract = eldest, high
+            else:
+                find("A308", f"the eldest hand {seats.name(eldest)} must end a selling auction with `sells` or "
+                     "`keeps`", 1, seats.name(eldest))
+                prep.pitcher, prep.contract = high_seat, high
+        else:
+            if word == "sells":
+                find("A308", f"{seats.name(eldest)} sells, but nobody bid: with no bid the eldest hand pitches",
+                     final_word.column, seats.name(eldest))
+            prep.pitcher, prep.contract = eldest, 0
+    elif high_seat >= 0:
+        prep.pitcher, prep.contract = high_seat, high
+    elif h.bids:  # everybody passed
+        if rules.all_pass == "redeal":
+            prep.thrown_in = True
+            if has_tricks:
+                find("A306", f"everybody passed: under {rules.preset} the hand is thrown in and the same dealer "
+                     "deals again, but the record plays it")
+                prep.thrown_in = False
+                prep.pitcher = -1
+        elif rules.all_pass == "dealer-bids":
+            find("A306", f"everybody passed, including the dealer {seats.name(dealer)}: under {rules.preset} the "
+                 f"dealer must then bid at least {rules.min_bid}", 1, seats.name(dealer))
+            prep.pitcher, prep.contract = dealer, 0
+        else:
+            prep.pitcher, prep.contract = eldest, 0
+    if not has_tricks and h.bids and not prep.thrown_in and not h.misdeal:
+        if high_seat < 0 and rules.all_pass != "redeal":
+            find("A306", f"everybody passed and the hand was thrown in, but under {rules.preset} "
+                 + ("the eldest hand pitches with no contract" if rules.all_pass == "eldest-pitches"
+                    else f"the dealer must bid at least {rules.min_bid}"))
+            prep.thrown_in = True
+    prep.top_bid = prep.contract == rules.max_bid and rules.smudge != "none"
+
+
+def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected_dealer: int) -> PreparedHand:
+    """Pass 1 for one hand: dealer, auction, seats in every trick, deal integrity."""
+    prep = PreparedHand(game.name, h.number, h.line)
+    src = game.source
+
+    def find(code, msg, line, col=1, trick=None, subject=None, **kw):
+        prep.findings.append(Finding(code, msg, src, line, col, game.name, h.number, trick, subject, **kw))
+
+    n = seats.n
+    if h.dealer is None:
+        find("E108", "the hand has no `dealer` line", h.line)
+        dealer = expected_dealer if expected_dealer >= 0 else 0
+    else:
+        dealer = seats.index.get(h.dealer.name, 0)
+        if expected_dealer >= 0 and dealer != expected_dealer:
+            find("D205", f"{h.dealer.name} deals, but the deal passes clockwise: {seats.name(expected_dealer)} "
+                 "should deal this hand", h.dealer.line, h.dealer.column, subject=h.dealer.name,
+                 expected=seats.name(expected_dealer), recorded=h.dealer.name)
+    prep.dealer = dealer
+    if h.misdeal:
+        prep.misdeal = True
+        prep.playable = False
+        return prep
+    if h.bids is None:
+        find("E108", "the hand has no `bids` line", h.line)
+    _auction(h, seats, rules, dealer, prep, game)
+    if prep.thrown_in:
+        prep.playable = False
+        return prep
+
+    # deal integrity
+    seen: dict[int, str] = {}
+    prep.dealt = [0] * n
+    if h.deal:
+        for hold in h.deal.holdings:
+            seat = seats.index[hold.player]
+            if prep.dealt[seat]:
+                find("D201", f"{hold.player} is dealt twice in one deal line", h.deal.line, hold.column,
+                     subject=hold.player)
+            for c, col in zip(hold.cards, hold.columns or [hold.column] * len(hold.cards)):
+                if c >= JOKER_HIGH:
+                    find("D203", f"{CARD_NAMES[c]} is not in the 52-card deck of {rules.preset}", h.deal.line, col,
+                         subject=hold.player)
+                elif c in seen:
+                    find("D201", f"{CARD_NAMES[c]} is dealt twice (to {seen[c]} and to {hold.player})",
+                         h.deal.line, col, subject=hold.player)
+                else:
+                    seen[c] = hold.player
+                prep.dealt[seat] |= 1 << c
+            if len(hold.cards) != rules.hand_size:
+                find("D202", f"{hold.player} is dealt {len(hold.cards)} cards; {rules.preset} deals "
+                     f"{rules.hand_size}", h.deal.line, hold.column, subject=hold.player,
+                     expected=str(rules.hand_size), recorded=str(len(hold.cards)))
+        missing = [seats.name(s) for s in range(n) if not prep.dealt[s] and seats.name(s) not in
+                   {x.player for x in h.deal.holdings}]
+        if missing:
+            find("D202", f"the deal line gives no cards to {', '.join(missing)}", h.deal.line, 1, subject=missing[0])
+
+    # tricks: seats, order, leaders, winners
+    if not h.tricks:
+        find("P406", f"the hand is not played out: no tricks recorded, {rules.hand_size} expected", h.line)
+        prep.playable = False
+        return prep
+    first = h.tricks[0]
+    if first.plays:
+        prep.trump = suit_of(first.plays[0].card)
+    if h.trump is not None and prep.trump >= 0 and h.trump.suit != prep.trump:
+        find("P404", f"the trump line says {suit_name(h.trump.suit)}, but the first card led, "
+             f"{CARD_NAMES[first.plays[0].card]}, names {suit_name(prep.trump)}", h.trump.line, h.trump.column,
+             expected=SUITS[prep.trump], recorded=SUITS[h.trump.suit])
+    played_at: dict[int, tuple[int, int]] = {}
+    leader = prep.pitcher
+    count_by_seat = [0] * n
+    for ti, t in enumerate(h.tricks):
+        if t.number != ti + 1:
+            find("P406", f"trick {t.number} where trick {ti + 1} was expected", t.line, t.column, trick=t.number,
+                 expected=str(ti + 1), recorded=str(t.number))
+            prep.playable = False
+        plays = t.plays
+        if not plays:
+            prep.playable = False
+            continue
+        if t.short:
+            if leader < 0:
+                leader = (dealer + 1) % n
+            row_seats = [(leader + i) % n for i in range(len(plays))]
+        else:
+            row_seats = [seats.index[p.player] for p in plays]
+            if leader >= 0 and row_seats[0] != leader:
+                if ti == 0:
+                    if prep.contract > 0 or prep.seller >= 0:
+                        find("A307", f"{plays[0].player} leads the first trick, but the auction's winner is "
+                             f"{seats.name(leader)}, who pitches", t.line, plays[0].column, 1, plays[0].player,
+                             expected=seats.name(leader), recorded=plays[0].player)
+                    else:
+                        find("P403", f"{plays[0].player} leads the first trick, but the pitcher is "
+                             f"{seats.name(leader)} (nobody bid, so {seats.name(leader)} must pitch)", t.line,
+                             plays[0].column, 1, plays[0].player, expected=seats.name(leader),
+                             recorded=plays[0].player)
+                else:
+                    find("P401", f"{plays[0].player} leads trick {t.number}, but {seats.name(leader)} won trick "
+                         f"{t.number - 1} and leads next", t.line, plays[0].column, t.number, plays[0].player,
+                         expected=seats.name(leader), recorded=plays[0].player)
+            expected_order = [(row_seats[0] + i) % n for i in range(n)]
+            if row_seats != expected_order[: len(row_seats)]:
+                bad = next(i for i, s in enumerate(row_seats) if s != expected_order[i])
+                what = (f"{plays[bad].player} plays twice" if row_seats[bad] in row_seats[:bad]
+                        else f"{plays[bad].player} plays where {seats.name(expected_order[bad])} should")
+                find("P402", f"trick {t.number}: {what} (play goes clockwise from the leader)", t.line,
+                     plays[bad].column, t.number, plays[bad].player,
+                     expected=seats.name(expected_order[bad]), recorded=plays[bad].player)
+                prep.playable = False
+        if len(plays) != n:
+            find("P402", f"trick {t.number} has {len(plays)} cards; with {n} players it needs {n}", t.line, t.column,
+                 t.number, expected=str(n), recorded=str(len(plays)))
+            prep.playable = False
+        cards = [p.card for p in plays]
+        for p, c, s in zip(plays, cards, row_seats):
+            if c >= JOKER_HIGH:
+                find("D203", f"{CARD_NAMES[c]} is not in the 52-card deck of {rules.preset}", t.line, p.column,
+                     t.number, seats.name(s))
+                prep.playable = False
+            elif c in played_at:
+                where = played_at[c]
+                find("D201", f"{CARD_NAMES[c]} is played twice (first in trick {where[0]})", t.line, p.column,
+                     t.number, seats.name(s))
+                prep.playable = False
+            else:
+                played_at[c] = (t.number, s)
+                if prep.dealt and prep.dealt[s] and not (prep.dealt[s] >> c) & 1:
+                    owner = next((seats.name(o) for o in range(n) if (prep.dealt[o] >> c) & 1), None)
+                    find("D204", f"{seats.name(s)} plays {CARD_NAMES[c]}, which the deal gave to "
+                         f"{owner or 'nobody'}", t.line, p.column, t.number, seats.name(s),
+                         expected=f"a card dealt to {seats.name(s)}", recorded=CARD_NAMES[c])
+            count_by_seat[s] += 1
+        prep.cards.append(cards)
+        prep.seats.append(row_seats)
+        prep.trick_lines.append(t.line)
+        prep.play_cols.append([p.column for p in plays])
+        leader = row_seats[_trick_winner_pos(cards, prep.trump)]
+    if len(h.tricks) < rules.hand_size:
+        find("P406", f"the hand is not played out: {len(h.tricks)} of {rules.hand_size} tricks recorded",
+             h.tricks[-1].line, 1, expected=str(rules.hand_size), recorded=str(len(h.tricks)))
+        prep.playable = False
+    elif len(h.tricks) > rules.hand_size:
+        find("D202", f"{len(h.tricks)} tricks recorded, but each player holds {rules.hand_size} cards",
+             h.tricks[rules.hand_size].line, 1, expected=str(rules.hand_size), recorded=str(len(h.tricks)))
+        prep.playable = False
+    elif prep.playable:
+        for s in range(n):
+            if count_by_seat[s] != rules.hand_size:
+                find("D202", f"{seats.name(s)} plays {count_by_seat[s]} cards; each holds {rules.hand_size}",
+                     h.tricks[-1].line, 1, subject=seats.name(s))
+                prep.playable = False
+    return prep
+
+
+def _trick_winner_pos(cards: Sequence[int], trump: int) -> int:
+    """Position in play order of the card that takes a trick (scalar twin of play_batch's)."""
+    led = suit_of(cards[0])
+    best, best_pos = -1, 0
+    for i, c in enumerate(cards):
+        s = suit_of(c)
+        v = 100 + rank_of(c) if s == trump else (rank_of(c) if s == led else -1)
+        if v > best:
+            best, best_pos = v, i
+    return best_pos
+
+
+# --------------------------------------------------------------------------- pass 2
+
+
+@dataclass
+class Batch:
+    """Pass 2 results for B hands, as arrays (seat -1 means nobody)."""
+
+    winner_seat: np.ndarray  # [B, T]
+    revoke: np.ndarray  # [B, T, P] bool: this play broke the follow rule
+    high_seat: np.ndarray  # [B] holder of the highest trump
+    high_card: np.ndarray
+    low_seat: np.ndarray  # [B] holder of the lowest trump
+    low_taker: np.ndarray  # [B] taker of the trick holding it
+    low_card: np.ndarray
+    jack_seat: np.ndarray  # [B] taker of the jack of trumps
+    jack_trick: np.ndarray
+    counts: np.ndarray  # [B, S] Game count taken per seat
+    tricks_won: np.ndarray  # [B, S]
+
+
+def play_batch(cards: np.ndarray, seats: np.ndarray, trump: np.ndarray, dealt: np.ndarray,
+               strict_follow: np.ndarray) -> Batch:
+    """Replay the tricks of B hands at once.
+
+    ``cards``/``seats``: int arrays ``[B, T, P]`` in play order, -1 where empty;
+    ``trump``: ``[B]`` suit numbers; ``dealt``: ``uint64[B, S]`` masks (0 where the
+    record has no deal); ``strict_follow``: ``[B]`` bool, True where a player holding
+    the suit led must follow it (no trumping in).
+
+    >>> c = np.array([[[12, 1, 25, 26], [9, 0, 27, 38]]])  # AS 3S AH 2D / JS 2S 3D AD
+    >>> s = np.array([[[0, 1, 2, 3], [0, 1, 2, 3]]])
+    >>> b = play_batch(c, s, np.array([0]), np.zeros((1, 4), np.uint64), np.array([False]))
+    >>> b.winner_seat.tolist(), b.revoke.tolist(), int(b.jack_seat[0]), b.counts.tolist()
+    ([[0, 0]], [[[False, False, True, True], [False, False, False, False]]], 0, [[9, 0, 0, 0]])
+    """
+    B, T, P = cards.shape
+    S = MAX_SEATS
+    valid = cards >= 0
+    safe = np.where(valid, cards, 0)
+    suit = np.where(valid, np.where(safe < 52, safe // 13, 4), -1)
+    rank = np.where(valid, safe % 13, -1)
+    led = suit[:, :, 0]
+    is_trump = valid & (suit == trump[:, None, None])
+    strength = np.where(is_trump, 100 + rank, np.where(suit == led[:, :, None], rank, -1))
+    strength = np.where(valid, strength, -2)
+    win_pos = strength.argmax(axis=2)
+    trick_valid = valid[:, :, 0]
+    winner_seat = np.where(trick_valid, np.take_along_axis(seats, win_pos[:, :, None], axis=2)[:, :, 0], -1)
+
+    # holdings before each trick: cards still to be played, plus dealt cards not yet played
+    bits = np.where(valid, np.left_shift(np.uint64(1), safe.astype(np.uint64)), np.uint64(0))
+    seat_idx = np.where(valid, seats, S)  # padding goes to a spare column
+    per_trick = np.zeros((B, T, S + 1), dtype=np.uint64)
+    bi, ti, _ = np.indices((B, T, P))
+    np.bitwise_or.at(per_trick, (bi, ti, seat_idx), bits)
+    per_trick = per_trick[:, :, :S]
+    future = np.bitwise_or.accumulate(per_trick[:, ::-1], axis=1)[:, ::-1]
+    before = np.bitwise_or.accumulate(per_trick, axis=1) ^ per_trick  # strictly before trick t
+    held = future | (dealt[:, None, :S] & ~before)
+    held_play = np.take_along_axis(held, np.clip(seats, 0, S - 1), axis=2)  # [B, T, P]
+    led_mask = _SUIT_MASKS_U64[np.clip(led, 0, 4)][:, :, None]
+    could_follow = (held_play & led_mask) != 0
+    followed = suit == led[:, :, None]
+    ok = followed | ~could_follow | (is_trump & ~strict_follow[:, None, None])
+    revoke = valid & ~ok
+    revoke[:, :, 0] = False
+
+    # points
+    flat_trump = is_trump.reshape(B, -1)
+    flat_rank = np.where(flat_trump, rank.reshape(B, -1), -1)
+    any_trump = flat_trump.any(axis=1)
+    hi_pos = flat_rank.argmax(axis=1)
+    lo_pos = np.where(flat_trump, rank.reshape(B, -1), 99).argmin(axis=1)
+    flat_seats = seats.reshape(B, -1)
+    flat_cards = cards.reshape(B, -1)
+    rows = np.arange(B)
+    high_seat = np.where(any_trump, flat_seats[rows, hi_pos], -1)
+    low_seat = np.where(any_trump, flat_seats[rows, lo_pos], -1)
+    low_taker = np.where(any_trump, winner_seat[rows, lo_pos // P], -1)
+    jack_flat = flat_trump & (rank.reshape(B, -1) == 9)
+    has_jack = jack_flat.any(axis=1)
+    jack_pos = jack_flat.argmax(axis=1)
+    jack_seat = np.where(has_jack, winner_seat[rows, jack_pos // P], -1)
+    counts = np.zeros((B, S + 1), dtype=np.int32)
+    trick_count = _CARD_COUNT[np.where(valid, safe, -1)].sum(axis=2)
+    np.add.at(counts, (np.repeat(rows, T), np.where(winner_seat >= 0, winner_seat, S).ravel()), trick_count.ravel())
+    tricks_won = np.zeros((B, S + 1), dtype=np.int32)
+    np.add.at(tricks_won, (np.repeat(rows, T), np.where(winner_seat >= 0, winner_seat, S).ravel()), 1)
+    return Batch(winner_seat, revoke, high_seat, np.where(any_trump, flat_cards[rows, hi_pos], -1), low_seat,
+                 low_taker, np.where(any_trump, flat_cards[rows, lo_pos], -1), jack_seat,
+                 np.where(has_jack, jack_pos // P + 1, 0), counts[:, :S], tricks_won[:, :S])
+
+
+def batch_arrays(preps: Sequence[PreparedHand], strict: Sequence[bool]) -> tuple[np.ndarray, ...]:
+    """Stack prepared hands into the arrays :func:`play_batch` takes."""
+    B = len(preps)
+    cards = np.full((B, MAX_TRICKS, MAX_SEATS), -1, dtype=np.int16)
+    seats = np.full((B, MAX_TRICKS, MAX_SEATS), -1, dtype=np.int16)
+    dealt = np.zeros((B, MAX_SEATS), dtype=np.uint64)
+    trump = np.full(B, -1, dtype=np.int8)
+    for b, p in enumerate(preps):
+        trump[b] = p.trump
+        for t, (cs, ss) in enumerate(zip(p.cards[:MAX_TRICKS], p.seats[:MAX_TRICKS])):
+            k = min(len(cs), MAX_SEATS)
+            cards[b, t, :k] = cs[:k]
+            seats[b, t, :k] = ss[:k]
+        for s, m in enumerate(p.dealt[:MAX_SEATS]):
+            dealt[b, s] = m
+    return cards, seats, trump, dealt, np.asarray(strict, dtype=bool)
+
+
+# --------------------------------------------------------------------------- pass 3
+
+
+@dataclass
+class HandScore:
+    """The recomputed outcome of one hand, side by side with what the sheet says."""
+
+    game: str
+    hand: int
+    line: int
+    dealer: str
+    pitcher: str | None
+    pitcher_side: str | None
+    contract: int
+    trump: str | None
+    scored: bool  # False: could not be recomputed (misdeal, thrown in, broken record)
+    status: str  # played, thrown-in, misdeal, unplayable
+    high: str | None = None  # side that took each point
+    low: str | None = None
+    jack: str | None = None
+    game_point: str | None = None
+    high_holder: str | None = None  # players, for the explanation
+    high_card: str | None = None
+    low_holder: str | None = None
+    low_card: str | None = None
+    jack_taker: str | None = None
+    jack_trick: int | None = None
+    counts: dict[str, int] = field(default_factory=dict)  # Game count per side
+    made: dict[str, int] = field(default_factory=dict)  # points taken per side
+    score: dict[str, int] = field(default_factory=dict)  # recomputed hand score per side
+    recorded: dict[str, int] | None = None
+    total: dict[str, int] = field(default_factory=dict)  # recomputed running total (points still needed, counted down)
+    recorded_total: dict[str, int] | None = None
+    contract_made: bool | None = None
+    smudge: bool = False
+    revokers: list[str] = field(default_factory=list)
+    penalties: dict[str, int] = field(default_factory=dict)
+    sale: int = 0
+    seller: str | None = None
+    went_out: str | None = None
+    revoke_plays: list[tuple[int, int, str, str, str]] = field(default_factory=list)  # trick, pos, player, card, held
+    winners: list[str] = field(default_factory=list)  # taker of each trick
+
+    def explain(self) -> str:
+        """Why the points fell as they did: the breakdown quoted in S601 messages."""
+        parts = []
+        if self.high_holder:
+            parts.append(f"High: {self.high_holder} held {self.high_card}")
+            low_to = f"{self.low_holder} held {self.low_card}"
+            if self.low and self.low_holder and self.low != self.low_holder:
+                low_to += f", {self.low} took it"
+            parts.append(f"Low: {low_to}")
+            parts.append(f"Jack: {self.jack_taker} took J{self.trump} in trick {self.jack_trick}"
+                         if self.jack_taker else "Jack: not in play")
+            cs = ", ".join(f"{k} {v}" for k, v in sorted(self.counts.items(), key=lambda kv: -kv[1]))
+            parts.append(f"Game: {cs}" + ("" if self.game_point else ", a tie: nobody"))
+        if self.pitcher:
+            if self.contract:
+                verdict = {True: "made it", False: "was set", None: "not judged"}[self.contract_made]
+                parts.append(f"{self.pitcher} bid {self.contract}{' (smudge)' if self.smudge else ''} and {verdict}")
+            else:
+                parts.append(f"{self.pitcher} pitched with no contract")
+        if self.sale:
+            parts.append(f"{self.seller} sold for {self.sale}")
+        if self.revokers:
+            parts.append("revoke penalty: " + ", ".join(f"{k} set back {v}" for k, v in self.penalties.items()))
+        return "; ".join(parts)
+
+
+@dataclass
+class GameResult:
+    """Everything the audit learned about one game."""
+
+    game: Game
+    rules: Rules | None
+    hands: list[HandScore] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    winner: str | None = None
+    won_in_hand: int | None = None
+    settlement: dict[str, int] = field(default_factory=dict)
+    sides: list[str] = field(default_factory=list)
+    cards_played: int = 0
+
+
+def _score_hand(prep: PreparedHand, b: int, batch: Batch | None, seats: _Seats, rules: Rules,
+                h: Hand, game: Game, before: dict[str, int]) -> HandScore:
+    """Points, contract and penalties of one hand (pass 3, for a hand already through pass 2)."""
+    sides = seats.side_names
+    hs = HandScore(game.name, h.number, h.line, seats.name(prep.dealer),
+                   seats.name(prep.pitcher) if prep.pitcher >= 0 else None,
+                   sides[seats.side(prep.pitcher)] if prep.pitcher >= 0 and seats.side(prep.pitcher) >= 0 else None,
+                   prep.contract,
+                   SUITS[prep.trump] if prep.trump >= 0 else None, False, "unplayable")
+    if prep.misdeal:
+        hs.status = "misdeal"
+    elif prep.thrown_in:
+        hs.status = "thrown-in"
+    if prep.misdeal or prep.thrown_in:
+        hs.scored = True
+        hs.score = {s: 0 for s in sides}
+        return hs
+    if batch is None:
+        return hs
+    side = seats.side
+    sname = lambda seat: sides[side(seat)] if side(seat) >= 0 else None  # noqa: E731
+    hs.winners = [seats.name(int(s)) for s in batch.winner_seat[b] if s >= 0]
+    # revokes
+    revoke_sides: list[int] = []
+    for t, pos in zip(*np.nonzero(batch.revoke[b])):
+        seat = prep.seats[t][pos]
+        card = prep.cards[t][pos]
+        led = suit_of(prep.cards[t][0])
+        hs.revoke_plays.append((int(t) + 1, int(pos), seats.name(seat), CARD_NAMES[card], SUITS[led]))
+        if side(seat) not in revoke_sides:
+            revoke_sides.append(side(seat))
+    if not prep.playable:
+        return hs
+    hs.scored = True
+    hs.status = "played"
+    hi, lo, lo_t, jk = (int(batch.high_seat[b]), int(batch.low_seat[b]), int(batch.low_taker[b]),
+                        int(batch.jack_seat[b]))
+    low_owner = lo if rules.low == "holder" else lo_t
+    counts_side = [0] * len(sides)
+    tricks_side = [0] * len(sides)
+    for s in range(seats.n):
+        if side(s) >= 0:
+            counts_side[side(s)] += int(batch.counts[b, s])
+            tricks_side[side(s)] += int(batch.tricks_won[b, s])
+    best = max(counts_side) if counts_side else 0
+    game_side = counts_side.index(best) if counts_side.count(best) == 1 else -1
+    hs.high, hs.low, hs.jack = sname(hi), sname(low_owner), sname(jk)
+    hs.game_point = sides[game_side] if game_side >= 0 else None
+    hs.high_holder, hs.high_card = seats.name(hi), CARD_NAMES[int(batch.high_card[b])]
+    hs.low_holder, hs.low_card = seats.name(lo), CARD_NAMES[int(batch.low_card[b])]
+    hs.jack_taker = seats.name(jk) if jk >= 0 else None
+    hs.jack_trick = int(batch.jack_trick[b]) or None
+    hs.counts = {sides[i]: c for i, c in enumerate(counts_side)}
+    owners = [side(hi), side(low_owner), side(jk), game_side]  # High, Low, Jack, Game
+    made = [0] * len(sides)
+    for o in owners:
+        if o >= 0:
+            made[o] += 1
+    hs.made = {sides[i]: m for i, m in enumerate(made)}
+    score = list(made)
+    p = side(prep.pitcher) if prep.pitcher >= 0 else -1
+    if p >= 0 and prep.contract > 0:
+        if rules.smudge == "all-tricks" and prep.top_bid:
+            hs.smudge = True
+            ok = all(o == p for o in owners) and tricks_side[p] == sum(tricks_side)
+            hs.contract_made = ok
+            score[p] = prep.contract if ok else -prep.contract
+        else:
+            hs.smudge = prep.top_bid and rules.smudge == "wins-game"
+            hs.contract_made = made[p] >= prep.contract
+            score[p] = made[p] if hs.contract_made else -prep.contract
+    if revoke_sides:
+        penalty = prep.contract if rules.revoke == "bid" else prep.high_bid
+        for r in revoke_sides:
+            score[r] = -penalty
+            hs.revokers.append(sides[r])
+            hs.penalties[sides[r]] = penalty
+        if p >= 0 and p not in revoke_sides and hs.contract_made is False:
+            score[p] = made[p]  # a pitcher cannot be set in a hand where someone else revoked
+    if prep.seller >= 0:
+        hs.sale, hs.seller = prep.sale, sname(prep.seller)
+        score[side(prep.seller)] += prep.sale
+    hs.score = {sides[i]: v for i, v in enumerate(score)}
+    return hs
+
+
+def _going_out(hs: HandScore, prep: PreparedHand, rules: Rules, before: dict[str, int],
+               after: dict[str, int]) -> str | None:
+    """Who (if anyone) wins the game in this hand, by the preset's counting order."""
+    target = rules.game
+    reached = [s for s, v in after.items() if v >= target]
+    pitcher_side = hs.pitcher_side
+    if rules.smudge == "wins-game" and hs.smudge and hs.contract_made and pitcher_side is not None \
+            and before.get(pitcher_side, 0) >= 0 and not hs.revokers:
+        return pitcher_side
+    if not reached:
+        return None
+    if rules.going_out == "bidder-only":
+        if pitcher_side in reached and hs.contract_made:
+            return pitcher_side
+        return None
+    running = dict(before)
+    order: list[tuple[str, int]] = []
+    scoring = {s for s, v in hs.score.items() if v > 0}
+    if hs.sale and hs.seller:
+        order.append((hs.seller, hs.sale))
+    if rules.going_out == "pitcher-first" and pitcher_side is not None and hs.score.get(pitcher_side, 0) > 0:
+        order.append((pitcher_side, hs.score[pitcher_side]))
+        scoring.discard(pitcher_side)
+    for owner in (hs.high, hs.low, hs.jack, hs.game_point):
+        if owner in scoring:
+            order.append((owner, 1))
+    for s, pts in order:
+        running[s] = running.get(s, 0) + pts
+        if running[s] >= target:
+            return s
+    return max(reached, key=lambda s: after[s])
+
+
+def score_game(game: Game, rules: Rules, seats: _Seats, preps: list[PreparedHand],
+               batch: Batch | None, batch_rows: dict[int, int]) -> GameResult:
+    """Pass 3 for one game: hand scores, running totals, going out, and the sheet compared."""
+    res = GameResult(game, rules, sides=list(seats.side_names))
+    sides = seats.side_names
+    src = game.source
+    total = {s: 0 for s in sides}  # points scored so far (counted up, whatever the sheet does)
+    written_total: dict[str, int] | None = None  # last `total` line, as written
+    sign = -1 if rules.count_down else 1
+    ended_at: int | None = None
+    for i, (h, prep) in enumerate(zip(game.hands, preps)):
+        res.findings.extend(prep.findings)
+        hs = _score_hand(prep, batch_rows.get(i, -1), batch if i in batch_rows else None, seats, rules, h, game,
+                         total)
+        res.cards_played += sum(len(c) for c in prep.cards)
+        for t, pos, player, card, led in hs.revoke_plays:
+            line = prep.trick_lines[t - 1]
+            col = prep.play_cols[t - 1][pos]
+            rule = ("must follow suit or trump" if rules.follow == "follow-or-trump" else "must follow suit")
+            res.findings.append(Finding(
+                "R501", f"{player} plays {card} to trick {t} while holding {suit_name(SUITS.index(led))} "
+                f"({led} led): under {rules.follow} a player holding the suit led {rule}",
+                src, line, col, game.name, h.number, t, player, expected=f"a card of {suit_name(SUITS.index(led))}"
+                + (" or a trump" if rules.follow == "follow-or-trump" else ""), recorded=card))
+        shown = {(pl, t) for t, _, pl, _, _ in hs.revoke_plays}
+        for call in h.revokes:
+            if not any(pl == call.player and (call.trick is None or t == call.trick) for pl, t in shown):
+                where = f" in trick {call.trick}" if call.trick is not None else ""
+                res.findings.append(Finding(
+                    "R502", f"a revoke by {call.player}{where} was called at the table, but the record shows "
+                    f"{call.player} following the rule" + (f" (revokes shown: {', '.join(f'{p} trick {t}' for p, t in sorted(shown))})" if shown else ""),
+                    src, call.line, call.column, game.name, h.number, call.trick, call.player,
+                    expected="a revoke in the record", recorded="no revoke"))
+        before = dict(total)
+        if hs.scored:
+            for s in sides:
+                total[s] += hs.score.get(s, 0)
+        elif h.score is not None:  # cannot recompute: carry the sheet's figure so later hands stand alone
+            rec = h.score.as_dict()
+            for s in sides:
+                total[s] += rec.get(s, 0)
+        hs.total = {s: (rules.game - v if rules.count_down else v) for s, v in total.items()}
+        # S601: the hand's score line against the recomputed score
+        if h.score is not None:
+            hs.recorded = h.score.as_dict()
+            if hs.scored:
+                why = hs.explain()
+                for s in sides:
+                    rec = hs.recorded.get(s)
+                    exp = hs.score.get(s, 0)
+                    if rec != exp:
+                        col = next((e.column for e in h.score.entries if e.key == s), 1)
+                        rec_text = "nothing" if rec is None else str(rec)
+                        res.findings.append(Finding(
+                            "S601", f"{s}: recorded {rec_text}, expected {exp} ({why})", src, h.score.line, col,
+                            game.name, h.number, None, s, expected=str(exp), recorded=rec_text))
+        # S602: the sheet against itself
+        if h.total is not None:
+            hs.recorded_total = h.total.as_dict()
+            written_score = h.score.as_dict() if h.score is not None else hs.score
+            for s in sides:
+                prev = written_total.get(s) if written_total is not None else None
+                if prev is None:
+                    prev = rules.game if rules.count_down else 0
+                rec = hs.recorded_total.get(s)
+                exp = prev + sign * written_score.get(s, 0)
+                if rec != exp:
+                    col = next((e.column for e in h.total.entries if e.key == s), 1)
+                    op = "-" if rules.count_down else "+"
+                    res.findings.append(Finding(
+                        "S602", f"{s}: total written {'nothing' if rec is None else rec}, but the previous total "
+                        f"{prev} {op} this hand's written score {written_score.get(s, 0)} is {exp}",
+                        src, h.total.line, col, game.name, h.number, None, s, expected=str(exp),
+                        recorded="nothing" if rec is None else str(rec)))
+            written_total = {s: hs.recorded_total.get(s, 0) for s in sides}
+        # S603: hands after the game was won
+        if ended_at is not None:
+            if i == ended_at + 1:
+                res.findings.append(Finding(
+                    "S603", f"hand {h.number} is played after {res.winner} won the game in hand "
+                    f"{game.hands[ended_at].number}", src, h.line, 1, game.name, h.number, None, res.winner,
+                    expected="no more hands", recorded=f"hand {h.number}"))
+        elif hs.scored and hs.status == "played":
+            after_up = dict(total)
+            out = _going_out(hs, prep, rules, before, after_up)
+            if out is not None:
+                hs.went_out = out
+                ended_at = i
+                res.winner, res.won_in_hand = out, h.number
+        res.hands.append(hs)
+    # the winner line
+    last_line = game.end_line or (game.hands[-1].end_line if game.hands else game.line)
+    if game.winner is not None:
+        if res.winner is None:
+            res.findings.append(Finding(
+                "S603", f"the record names {game.winner.name} the winner, but on the recomputed scores nobody has "
+                f"reached {rules.game} ({_standing(total, rules)})", src, game.winner.line, game.winner.column,
+                game.name, None, None, game.winner.name, expected="no winner yet", recorded=game.winner.name))
+        elif game.winner.name != res.winner:
+            res.findings.append(Finding(
+                "S603", f"the record names {game.winner.name} the winner, but {res.winner} went out first in hand "
+                f"{res.won_in_hand} ({_standing(total, rules)})", src, game.winner.line, game.winner.column,
+                game.name, None, None, game.winner.name, expected=res.winner, recorded=game.winner.name))
+    elif res.winner is not None:
+        res.findings.append(Finding(
+            "S603", f"the record names no winner, but {res.winner} went out in hand {res.won_in_hand} "
+            f"({_standing(total, rules)})", src, last_line, 1, game.name, None, None, res.winner,
+            expected=res.winner, recorded="nothing"))
+    if res.winner is not None and rules.settlement == "club" and not rules.partnership:
+        final = res.hands[[h.number for h in game.hands].index(res.won_in_hand)].total
+        pay = {s: 0 for s in sides}
+        for s in sides:
+            if s != res.winner:
+                owed = 1 if final[s] >= 1 else 2
+                pay[s] -= owed
+                pay[res.winner] += owed
+        res.settlement = pay
+    return res
+
+
+def _standing(total: dict[str, int], rules: Rules) -> str:
+    if rules.count_down:
+        return "still needed: " + ", ".join(f"{k} {rules.game - v}" for k, v in total.items())
+    return "totals: " + ", ".join(f"{k} {v}" for k, v in total.items())
+
+
+# --------------------------------------------------------------------------- driver
+
+
+def audit_games(games: Iterable[Game], override: str = "") -> list[GameResult]:
+    """Replay and score a batch of games: the one entry point for one hand or a million.
+
+    Games whose rules cannot be resolved come back with ``rules=None`` and no hands
+    (the parser has already reported why).
+    """
+    results: list[GameResult] = []
+    staged: list[tuple[int, _Seats, list[PreparedHand], dict[int, int]]] = []
+    all_preps: list[PreparedHand] = []
+    strict: list[bool] = []
+    for game in games:
+        try:
+            rules = resolve_rules(game.tag("Rules"), override)
+        except RulesError:
+            results.append(GameResult(game, None))
+            continue
+        shape = check_game_shape(game, rules)
+        results.append(GameResult(game, rules, findings=shape))
+        if not game.players or any(f.code in ("E105", "E107") for f in shape):
+            continue
+        seats = _Seats(game, rules)
+        preps: list[PreparedHand] = []
+        rows: dict[int, int] = {}
+        expected = -1
+        for i, h in enumerate(game.hands):
+            prep = prepare_hand(h, game, seats, rules, expected)
+            preps.append(prep)
+            redeal = prep.thrown_in and rules.all_pass == "redeal"
+            expected = prep.dealer if redeal else (prep.dealer + 1) % seats.n
+            if prep.cards:
+                rows[i] = len(all_preps)
+                all_preps.append(prep)
+                strict.append(rules.follow == "strict")
+        staged.append((len(results) - 1, seats, preps, rows))
+    batch = play_batch(*batch_arrays(all_preps, strict)) if all_preps else None
+    for at, seats, preps, rows in staged:
+        shell = results[at]
+        res = score_game(shell.game, shell.rules, seats, preps, batch, rows)
+        res.findings[:0] = shell.findings
+        results[at] = res
+    return results
