@@ -544,6 +544,7 @@ class HandScore:
     pitcher: str | None
     pitcher_side: str | None
     contract: int
+    high_bid: int
     trump: str | None
     scored: bool  # False: could not be recomputed (misdeal, thrown in, broken record)
     status: str  # played, thrown-in, misdeal, unplayable
@@ -572,6 +573,8 @@ class HandScore:
     went_out: str | None = None
     revoke_plays: list[tuple[int, int, str, str, str]] = field(default_factory=list)  # trick, pos, player, card, held
     winners: list[str] = field(default_factory=list)  # taker of each trick
+    trick_players: list[list[str]] = field(default_factory=list)  # who played each card, in play order
+    set_back: dict[str, int] = field(default_factory=dict)  # points lost to a failed contract or a revoke
 
     def explain(self) -> str:
         """Why the points fell as they did: the breakdown quoted in S601 messages."""
@@ -621,7 +624,7 @@ def _score_hand(prep: PreparedHand, b: int, batch: Batch | None, seats: _Seats, 
     hs = HandScore(game.name, h.number, h.line, seats.name(prep.dealer),
                    seats.name(prep.pitcher) if prep.pitcher >= 0 else None,
                    sides[seats.side(prep.pitcher)] if prep.pitcher >= 0 and seats.side(prep.pitcher) >= 0 else None,
-                   prep.contract,
+                   prep.contract, prep.high_bid,
                    SUITS[prep.trump] if prep.trump >= 0 else None, False, "unplayable")
     if prep.misdeal:
         hs.status = "misdeal"
@@ -636,6 +639,7 @@ def _score_hand(prep: PreparedHand, b: int, batch: Batch | None, seats: _Seats, 
     side = seats.side
     sname = lambda seat: sides[side(seat)] if side(seat) >= 0 else None  # noqa: E731
     hs.winners = [seats.name(int(s)) for s in batch.winner_seat[b] if s >= 0]
+    hs.trick_players = [[seats.name(s) for s in row] for row in prep.seats]
     # revokes
     revoke_sides: list[int] = []
     for t, pos in zip(*np.nonzero(batch.revoke[b])):
@@ -697,6 +701,8 @@ def _score_hand(prep: PreparedHand, b: int, batch: Batch | None, seats: _Seats, 
         hs.sale, hs.seller = prep.sale, sname(prep.seller)
         score[side(prep.seller)] += prep.sale
     hs.score = {sides[i]: v for i, v in enumerate(score)}
+    sale = [prep.sale if i == side(prep.seller) else 0 for i in range(len(sides))]
+    hs.set_back = {sides[i]: -(v - sale[i]) for i, v in enumerate(score) if v - sale[i] < 0}
     return hs
 
 
