@@ -1,0 +1,316 @@
+"""Legal games played by simple bots, with optional injected faults and an answer key.
+
+The bots bid on the strength of their best suit and play plausibly (win cheaply when
+they can, throw the lowest card when they cannot).  Scores, totals and the winner are
+written by replaying each game so far with the engine, so a clean simulated game must
+audit clean; each injected fault must produce exactly the findings in the answer key.
+
+>>> text, key = simulate("auction", games=1, seed=7, players=4)
+>>> from auditor.notation import parse_text
+>>> games, problems = parse_text(text)
+>>> len(games), problems, key
+(1, [], [])
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+from .cards import SUITS, rank_of, suit_of
+from .engine import _trick_winner_pos, audit_games, resolve_rules
+from .notation import (Bid, Bids, Deal, Finding, Game, Hand, Holding, Named, Play, ScoreEntry, ScoreLine, Tag,
+                       Trick, parse_text, write_games)
+from .rules import Rules
+
+NAMES = ("Ann", "Bob", "Cal", "Dee", "Eve", "Fay", "Gus", "Hal")
+FAULTS = ("revoke", "score", "total", "winner")
+
+
+def _strength(cards: list[int], suit: int) -> int:
+    """Rough number of points a hand expects with ``suit`` as trump."""
+    ranks = sorted((rank_of(c) for c in cards if suit_of(c) == suit), reverse=True)
+    if not ranks:
+        return 0
+    est = (ranks[0] >= 11) + (ranks[0] == 12) * 0 + (ranks[-1] <= 2) + (9 in ranks) + (len(ranks) >= 3)
+    return est + (len(ranks) >= 4)
+
+
+def _best_suit(cards: list[int]) -> tuple[int, int]:
+    return max(((_strength(cards, s), s) for s in range(4)), key=lambda x: (x[0], sum(1 for c in cards if suit_of(c) == x[1])))
+
+
+def _legal(hand: list[int], led: int | None, trump: int, rules: Rules) -> list[int]:
+    if led is None:
+        return list(hand)
+    follow = [c for c in hand if suit_of(c) == led]
+    if not follow:
+        return list(hand)
+    if rules.follow == "strict" or led == trump:
+        return follow
+    return follow + [c for c in hand if suit_of(c) == trump and suit_of(c) != led]
+
+
+def _strength_in_trick(c: int, led: int, trump: int) -> int:
+    s = suit_of(c)
+    return 100 + rank_of(c) if s == trump else (rank_of(c) if s == led else -1)
+
+
+def _choose(hand: list[int], trick: list[int], trump: int, rules: Rules, rng: random.Random) -> int:
+    led = suit_of(trick[0]) if trick else None
+    legal = _legal(hand, led, trump, rules)
+    if not trick:
+        trumps = [c for c in legal if suit_of(c) == trump]
+        if trumps and rng.random() < 0.6:
+            return max(trumps, key=rank_of)
+        return max(legal, key=rank_of) if rng.random() < 0.5 else min(legal, key=rank_of)
+    best = max(_strength_in_trick(c, led, trump) for c in trick)
+    winners = [c for c in legal if _strength_in_trick(c, led, trump) > best]
+    if winners and rng.random() < 0.8:
+        return min(winners, key=lambda c: _strength_in_trick(c, led, trump))
+    return min(legal, key=lambda c: (_strength_in_trick(c, led, trump), rank_of(c)))
+
+
+def _auction(rules: Rules, hands: list[list[int]], dealer: int, n: int, rng: random.Random):
+    """Bid words in speaking order; returns (bids, pitcher or None when thrown in)."""
+    eldest = (dealer + 1) % n
+    order = [(eldest + 1 + i) % n for i in range(n - 1)] if rules.auction == "sell" else \
+        [(dealer + 1 + i) % n for i in range(n)]
+    high, high_seat, bids = 0, -1, []
+    for seat in order:
+        est = _best_suit(hands[seat])[0] + (rng.random() < 0.3)
+        est = min(est, rules.max_bid if rules.smudge != "all-tricks" else rules.max_bid - 1)
+        is_dealer = seat == dealer and rules.auction != "sell"
+        can_equal = is_dealer and rules.dealer_steal and (high < rules.max_bid or rules.steal_smudge)
+        if est >= rules.min_bid and (est > high or (can_equal and est == high and high > 0)):
+            value = est if est > high else high
+            bids.append((seat, str(value)))
+            high, high_seat = value, seat
+        elif is_dealer and high_seat < 0 and rules.all_pass == "dealer-bids":
+            bids.append((seat, str(rules.min_bid)))
+            high, high_seat = rules.min_bid, seat
+        else:
+            bids.append((seat, "pass"))
+    pitcher = high_seat
+    if rules.auction == "sell":
+        if high_seat >= 0:
+            sells = high >= 2 or _best_suit(hands[eldest])[0] < high
+            bids.append((eldest, "sells" if sells else "keeps"))
+            pitcher = high_seat if sells else eldest
+        else:
+            bids.append((eldest, "keeps"))
+            pitcher = eldest
+    elif high_seat < 0:
+        pitcher = eldest if rules.all_pass == "eldest-pitches" else None
+    return bids, pitcher
+
+
+def _play_hand(rules: Rules, names: list[str], number: int, dealer: int, rng: random.Random,
+               short: bool) -> tuple[Hand, bool]:
+    n = len(names)
+    deck = list(range(52))
+    rng.shuffle(deck)
+    hs = rules.hand_size
+    hands = [sorted(deck[i * hs:(i + 1) * hs]) for i in range(n)]
+    bids, pitcher = _auction(rules, hands, dealer, n, rng)
+    deal = Deal(tuple(Holding(names[s], tuple(hands[s])) for s in range(n)))
+    h = Hand(number, dealer=Named(names[dealer]), deal=deal,
+             bids=Bids(tuple(Bid(names[s], w) for s, w in bids)))
+    if pitcher is None:
+        return h, True
+    held = [list(x) for x in hands]
+    leader = pitcher
+    trump = _best_suit(held[pitcher])[1]
+    first = [c for c in held[pitcher] if suit_of(c) == trump]
+    tricks = []
+    for t in range(hs):
+        cards: list[int] = []
+        seats = [(leader + i) % n for i in range(n)]
+        for s in seats:
+            if t == 0 and s == pitcher:
+                c = max(first, key=rank_of) if first else max(held[s], key=rank_of)
+                trump = suit_of(c)
+            else:
+                c = _choose(held[s], cards, trump, rules, rng)
+            held[s].remove(c)
+            cards.append(c)
+        plays = tuple(Play(None if short else names[s], c) for s, c in zip(seats, cards))
+        tricks.append(Trick(t + 1, plays, short))
+        leader = seats[_trick_winner_pos(cards, trump)]
+    return replace(h, tricks=tuple(tricks)), False
+
+
+def _game_tags(rules: Rules, names: list[str], gid: str, rng: random.Random) -> tuple[Tag, ...]:
+    tags = [Tag("Event", "Simulated"), Tag("Site", "auditor simulate"),
+            Tag("Date", f"2026.{rng.randint(1, 12):02d}.{rng.randint(1, 28):02d}"), Tag("GameId", gid),
+            Tag("Rules", rules.to_text()), Tag("Players", " ".join(names))]
+    if rules.partnership:
+        tags.append(Tag("Teams", f"NS: {names[0]} {names[2]}; EW: {names[1]} {names[3]}"))
+    return tuple(tags)
+
+
+def simulate_game(rules: Rules, names: list[str], gid: str, rng: random.Random, max_hands: int = 80) -> Game:
+    """One complete game (until someone goes out, or ``max_hands``) with its score sheet."""
+    game = Game(_game_tags(rules, names, gid, rng), ())
+    dealer = rng.randrange(len(names))
+    hands: list[Hand] = []
+    for number in range(1, max_hands + 1):
+        hand, thrown = _play_hand(rules, names, number, dealer, rng, short=rng.random() < 0.2)
+        hands.append(hand)
+        g = replace(game, hands=tuple(hands))
+        res = audit_games([g])[0]
+        hs = res.hands[-1]
+        score = ScoreLine("score", tuple(ScoreEntry(k, v) for k, v in hs.score.items()))
+        total = ScoreLine("total", tuple(ScoreEntry(k, v) for k, v in hs.total.items()))
+        hands[-1] = replace(hand, score=score, total=total)
+        if not (thrown and rules.all_pass == "redeal"):
+            dealer = (dealer + 1) % len(names)
+        if res.winner is not None:
+            return replace(game, hands=tuple(hands), winner=Named(res.winner))
+    return replace(game, hands=tuple(hands))
+
+
+def _inject(game: Game, fault: str, rules: Rules, rng: random.Random) -> tuple[Game, dict] | None:
+    """``game`` with one fault of kind ``fault``, and what it must cause; None if no place fits."""
+    hands = list(game.hands)
+    played = [i for i, h in enumerate(hands) if h.tricks and h.score]
+    if not played:
+        return None
+    if fault == "score":
+        i = rng.choice(played)
+        h = hands[i]
+        e = rng.randrange(len(h.score.entries))
+        entries = list(h.score.entries)
+        entries[e] = replace(entries[e], value=entries[e].value + 1)
+        sign = -1 if rules.count_down else 1
+        hands[i] = replace(h, score=replace(h.score, entries=tuple(entries)))
+        # the keeper carries the wrong score into every later total, so only S601 arises
+        key = entries[e].key
+        for j in range(i, len(hands)):
+            if hands[j].total:
+                hands[j] = replace(hands[j], total=replace(hands[j].total, entries=tuple(
+                    replace(x, value=x.value + sign) if x.key == key else x for x in hands[j].total.entries)))
+        return replace(game, hands=tuple(hands)), {"code": "S601", "hand": h.number, "player": key}
+    if fault == "total":
+        i = rng.choice(played)
+        h = hands[i]
+        e = rng.randrange(len(h.total.entries))
+        key = h.total.entries[e].key
+        for j in range(i, len(hands)):  # the slip is carried forward, as on a real sheet
+            if hands[j].total:
+                hands[j] = replace(hands[j], total=replace(hands[j].total, entries=tuple(
+                    replace(x, value=x.value + 1) if x.key == key else x for x in hands[j].total.entries)))
+        return replace(game, hands=tuple(hands)), {"code": "S602", "hand": h.number, "player": key}
+    if fault == "winner":
+        if game.winner is None:
+            return None
+        keys = [e.key for e in hands[-1].score.entries] if hands[-1].score else []
+        others = [k for k in keys if k != game.winner.name]
+        if not others:
+            return None
+        return replace(game, winner=Named(rng.choice(others))), {"code": "S603", "hand": None,
+                                                                  "player": None}
+    if fault == "revoke":
+        candidates = []
+        for i in played:
+            h = hands[i]
+            trump = suit_of(h.tricks[0].plays[0].card)
+            for t, tr in enumerate(h.tricks):
+                led = suit_of(tr.plays[0].card)
+                for pos in range(1, len(tr.plays)):
+                    if suit_of(tr.plays[pos].card) != led:
+                        continue
+                    for u in range(t + 1, len(h.tricks)):
+                        other = h.tricks[u]
+                        for q, p in enumerate(other.plays):
+                            if p.player == tr.plays[pos].player and p.player is not None and \
+                                    suit_of(p.card) not in (led, trump):
+                                candidates.append((i, t, pos, u, q))
+        rng.shuffle(candidates)
+        for i, t, pos, u, q in candidates[:50]:
+            h = hands[i]
+            tricks = list(h.tricks)
+            a, b = tricks[t].plays[pos], tricks[u].plays[q]
+            pa = list(tricks[t].plays)
+            pb = list(tricks[u].plays)
+            pa[pos], pb[q] = replace(a, card=b.card), replace(b, card=a.card)
+            tricks[t] = replace(tricks[t], plays=tuple(pa))
+            tricks[u] = replace(tricks[u], plays=tuple(pb))
+            trial = hands[:i] + [replace(h, tricks=tuple(tricks))]
+            g = replace(game, hands=tuple(trial), winner=None)
+            res = audit_games([g])[0]
+            codes = [f.code for f in res.findings if f.hand == h.number]
+            if codes.count("R501") != 1 or set(codes) - {"R501", "S601", "S602"}:
+                continue
+            # rewrite this hand's sheet with the penalty applied, then replay the rest
+            hs = res.hands[-1]
+            new = replace(trial[-1], score=ScoreLine("score", tuple(ScoreEntry(k, v) for k, v in hs.score.items())),
+                          total=ScoreLine("total", tuple(ScoreEntry(k, v) for k, v in hs.total.items())))
+            rest = _rescore(replace(game, hands=tuple(hands[:i] + [new] + hands[i + 1:]), winner=None))
+            res2 = audit_games([rest])[0]
+            if [f.code for f in res2.findings] != ["R501"]:
+                continue
+            return rest, {"code": "R501", "hand": h.number, "player": a.player, "trick": t + 1}
+        return None
+    raise ValueError(f"unknown fault {fault!r} (known: {', '.join(FAULTS)})")
+
+
+def _rescore(game: Game) -> Game:
+    """Rewrite every score and total line (and the winner, and drop hands after it) from the engine."""
+    res = audit_games([game])[0]
+    hands = []
+    for h, hs in zip(game.hands, res.hands):
+        hands.append(replace(h, score=ScoreLine("score", tuple(ScoreEntry(k, v) for k, v in hs.score.items())),
+                             total=ScoreLine("total", tuple(ScoreEntry(k, v) for k, v in hs.total.items()))))
+        if hs.went_out:
+            return replace(game, hands=tuple(hands), winner=Named(hs.went_out))
+    return replace(game, hands=tuple(hands), winner=None)
+
+
+def simulate(preset: str, games: int = 10, seed: int = 0, players: int | None = None,
+             faults: tuple[str, ...] = (), rules_text: str = "") -> tuple[str, list[dict]]:
+    """Games as notation text, and the answer key: the findings the faults must cause.
+
+    One fault of each named kind is injected into each game where a place for it fits.
+    """
+    rules = resolve_rules(None, f"{preset} {rules_text}".strip())
+    rng = random.Random(seed)
+    lo, hi = rules.players
+    n = players or (4 if lo <= 4 <= hi else lo)
+    if not lo <= n <= hi:
+        raise ValueError(f"{preset} is for {lo}-{hi} players, not {n}")
+    out: list[Game] = []
+    injected: list[tuple[int, dict]] = []
+    for gi in range(games):
+        names = list(NAMES[:n])
+        g = simulate_game(rules, names, f"sim-{preset}-{seed}-{gi + 1}", rng)
+        for fault in faults:
+            done = _inject(g, fault, rules, rng)
+            if done is not None:
+                g, what = done
+                injected.append((gi, what))
+        out.append(g)
+    text = write_games(out)
+    parsed, _ = parse_text(text, "simulated")
+    key = []
+    for gi, what in injected:
+        g = parsed[gi]
+        line = 0
+        if what["code"] == "S603":
+            line = g.winner.line if g.winner else 0
+        else:
+            h = next(h for h in g.hands if h.number == what["hand"])
+            line = {"S601": h.score.line if h.score else 0, "S602": h.total.line if h.total else 0,
+                    "R501": h.tricks[what.get("trick", 1) - 1].line if h.tricks else 0}[what["code"]]
+        key.append({"game": g.name, "line": line, **what})
+    return text, key
+
+
+def answer_key_findings(key: list[dict]) -> set[tuple]:
+    """The answer key as (game, code, line, player) tuples, for comparison with an audit."""
+    return {(k["game"], k["code"], k["line"], k["player"]) for k in key}
+
+
+def finding_tuple(f: Finding) -> tuple:
+    """A finding as the tuple :func:`answer_key_findings` compares with."""
+    return (f.game, f.code, f.line, f.subject if f.code != "S603" else None)
