@@ -1,0 +1,221 @@
+"""Commands over logs: import, audit, fmt, explain, rules, simulate."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..engine import resolve_rules
+from ..findings import CATALOG, catalog_markdown, explain as explain_code, finding_dict, select, sort_key, to_csv, \
+    to_json, to_jsonl
+from ..notation import expand_paths, parse_file, write_games
+from ..render import emit_rows, print_findings, progress_bar, stderr_console, stdout_console, summary_lines, \
+    write_atomic
+from ..rules import KEYS, PRESETS, RulesError, format_value
+from ..simulate import FAULTS, simulate as run_simulation
+from ..tables import import_paths, process
+from . import EXIT_CLEAN, EXIT_FAILED, EXIT_FINDINGS, app, fail
+
+Paths = Annotated[list[str], typer.Argument(help="log files, folders (searched for *.pitch), or - for stdin")]
+RulesOpt = Annotated[str, typer.Option("--rules", help="override every game's rules: a preset and/or key=value words")]
+
+
+def _check_rules(rules: str) -> None:
+    if rules:
+        try:
+            resolve_rules("auction", rules)
+        except RulesError as e:
+            raise fail(f"bad --rules: {e}")
+
+
+def _total_bytes(paths: list[str]) -> int:
+    files, _ = expand_paths(paths)
+    return sum(os.path.getsize(f) for f in files if f != "-" and os.path.exists(f))
+
+
+@app.command("import")
+def import_cmd(
+    paths: Paths,
+    out: Annotated[str, typer.Option("--out", "-o", help="dataset folder to create or add to")],
+    rules: RulesOpt = "",
+    fmt: Annotated[str, typer.Option("--format", help="summary as text or json")] = "text",
+) -> None:
+    """Parse and audit logs into a Parquet dataset (idempotent, atomic)."""
+    _check_rules(rules)
+    try:
+        with progress_bar(_total_bytes(paths)) as tick:
+            stats = import_paths(paths, out, override=rules, progress=tick)
+    except OSError as e:
+        raise fail(f"cannot write the dataset {out}: {e.strerror or e}")
+    missing = [f for f in stats.findings if f.code == "E100"]
+    summary = {"dataset": str(out), "files": stats.files, "games": stats.games, "games_added": stats.games_new,
+               "games_already_present": stats.games_skipped, "hands": stats.hands, "findings": len(stats.findings)}
+    if fmt == "json":
+        typer.echo(json.dumps(summary, indent=2))
+    else:
+        err = stderr_console()
+        for f in missing:
+            err.print(f"auditor: {f.message}", markup=False)
+        err.print(f"imported {stats.games_new} new game(s) from {stats.files} file(s) into {out} "
+                  f"({stats.games_skipped} already present, {stats.hands} hands read, "
+                  f"{len(stats.findings)} findings recorded)", markup=False)
+    if missing:
+        raise typer.Exit(EXIT_FAILED)
+
+
+@app.command()
+def audit(
+    paths: Paths,
+    fmt: Annotated[str, typer.Option("--format", help="text, json, jsonl or csv")] = "text",
+    select_: Annotated[list[str], typer.Option("--select", help="only codes starting with these (repeatable)")] = [],
+    ignore: Annotated[list[str], typer.Option("--ignore", help="drop codes starting with these (repeatable)")] = [],
+    rules: RulesOpt = "",
+    out: Annotated[str | None, typer.Option("--out", help="also write scores and findings to this dataset")] = None,
+) -> None:
+    """Replay every hand and report revokes, illegal plays and scoring mistakes."""
+    if fmt not in ("text", "json", "jsonl", "csv"):
+        raise fail(f"--format must be text, json, jsonl or csv, not {fmt!r}")
+    _check_rules(rules)
+    sel = [s for v in select_ for s in v.split(",") if s]
+    ign = [s for v in ignore for s in v.split(",") if s]
+    try:
+        with progress_bar(_total_bytes(paths), "auditing") as tick:
+            if out:
+                stats = import_paths(paths, out, override=rules, progress=tick, keep_results=True)
+            else:
+                stats = process(paths, override=rules, progress=tick)
+    except OSError as e:
+        raise fail(f"cannot write the dataset {out}: {e.strerror or e}")
+    missing = [f for f in stats.findings if f.code == "E100"]
+    found = sorted(select(stats.findings, sel, ign), key=sort_key)
+    if fmt == "json":
+        sys.stdout.write(to_json(found) + "\n")
+    elif fmt == "jsonl":
+        sys.stdout.write(to_jsonl(found))
+    elif fmt == "csv":
+        sys.stdout.write(to_csv(found))
+    else:
+        con = stdout_console()
+        print_findings(found, con)
+        for line in summary_lines(stats.games, stats.hands, stats.cards, found):
+            stderr_console().print(line, markup=False)
+    if missing:
+        for f in missing:
+            typer.echo(f"auditor: {f.message}", err=True)
+        raise typer.Exit(EXIT_FAILED)
+    raise typer.Exit(EXIT_FINDINGS if found else EXIT_CLEAN)
+
+
+@app.command()
+def fmt(
+    file: Annotated[str, typer.Argument(help="a .pitch file, or - for stdin")],
+    in_place: Annotated[bool, typer.Option("--in-place", help="rewrite the file (refused if it has unreadable lines)")] = False,
+    check: Annotated[bool, typer.Option("--check", help="exit 1 if the file is not in canonical form")] = False,
+) -> None:
+    """Print a log in canonical form: one statement per line, canonical card tokens, comments kept."""
+    if file != "-" and not Path(file).is_file():
+        raise fail(f"no such file: {file}")
+    games, problems = parse_file(file)
+    text = write_games(games)
+    if problems:
+        for p in problems:
+            typer.echo(f"{p.source}:{p.line}:{p.column}: {p.code} {p.message}", err=True)
+    if check:
+        same = file != "-" and Path(file).read_bytes() == text.encode("utf-8")
+        raise typer.Exit(EXIT_CLEAN if same and not problems else EXIT_FINDINGS)
+    if in_place:
+        if file == "-":
+            raise fail("--in-place needs a file, not stdin")
+        if problems:
+            typer.echo(f"auditor: {file} left unchanged: {len(problems)} problem(s) would be lost in rewriting",
+                       err=True)
+            raise typer.Exit(EXIT_FINDINGS)
+        write_atomic(file, text.encode("utf-8"))
+        return
+    sys.stdout.write(text)
+    if problems:
+        raise typer.Exit(EXIT_FINDINGS)
+
+
+@app.command()
+def explain(
+    code: Annotated[str | None, typer.Argument(help="a finding code, e.g. R501")] = None,
+    all_: Annotated[bool, typer.Option("--all", help="every code")] = False,
+    fmt: Annotated[str, typer.Option("--format", help="text, json or markdown")] = "text",
+) -> None:
+    """Say what a finding code means, why it matters, and show an example."""
+    codes = list(CATALOG) if all_ or code is None else [code.upper()]
+    if fmt == "markdown":
+        sys.stdout.write(catalog_markdown() if all_ or code is None else explain_code(codes[0]) or "")
+        return
+    if fmt == "json":
+        out = [dict(code=c.code, kind=c.kind, severity=c.severity, title=c.title, why=c.why, example=c.example)
+               for c in (CATALOG[x] for x in codes if x in CATALOG)]
+        if not out:
+            raise fail(f"unknown code {code!r}: see `auditor explain --all`")
+        typer.echo(json.dumps(out if len(out) > 1 else out[0], indent=2))
+        return
+    for c in codes:
+        text = explain_code(c)
+        if text is None:
+            raise fail(f"unknown code {c!r}: see `auditor explain --all`")
+        typer.echo(text)
+
+
+@app.command("rules")
+def rules_cmd(
+    name: Annotated[str | None, typer.Argument(help="a preset to show in full, optionally with key=value words")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="table, csv, json or jsonl")] = "table",
+) -> None:
+    """List the rule presets and keys, or show one preset in full."""
+    if name:
+        try:
+            r = resolve_rules(None, name)
+        except RulesError as e:
+            raise fail(str(e))
+        rows = [{"key": k.name, "value": format_value(k, getattr(r, k.name)), "meaning": k.meaning} for k in KEYS]
+        emit_rows(rows, fmt, title=f"{r.preset} (source: {r.source}) — Rules tag: {r.to_text()}")
+        return
+    rows = []
+    for k in KEYS:
+        row = {"key": k.name}
+        for p, r in PRESETS.items():
+            row[p] = format_value(k, getattr(r, k.name))
+        row["meaning"] = k.meaning
+        rows.append(row)
+    emit_rows(rows, fmt, title="Rule presets and keys (override in [Rules \"PRESET key=value ...\"] or --rules)")
+
+
+@app.command()
+def simulate(
+    rules: Annotated[str, typer.Option("--rules", help="preset, optionally with key=value words")] = "auction",
+    games: Annotated[int, typer.Option("--games", min=1, help="number of games")] = 10,
+    seed: Annotated[int, typer.Option("--seed", help="random seed (same seed, same games)")] = 0,
+    players: Annotated[int | None, typer.Option("--players", help="number of players")] = None,
+    faults: Annotated[str, typer.Option("--faults", help=f"comma-separated: {', '.join(FAULTS)}")] = "",
+    output: Annotated[str | None, typer.Option("--output", "-o", help="write the log here (default stdout)")] = None,
+    key: Annotated[str | None, typer.Option("--key", help="answer key file (default OUTPUT.key.json)")] = None,
+) -> None:
+    """Write legal games played by simple bots, optionally with injected faults and an answer key."""
+    wanted = tuple(f for f in faults.split(",") if f)
+    bad = [f for f in wanted if f not in FAULTS]
+    if bad:
+        raise fail(f"unknown fault {bad[0]!r} (known: {', '.join(FAULTS)})")
+    words = rules.split()
+    try:
+        text, answers = run_simulation(words[0], games, seed, players, wanted, " ".join(words[1:]))
+    except (RulesError, ValueError) as e:
+        raise fail(str(e))
+    if output:
+        write_atomic(output, text.encode("utf-8"))
+    else:
+        sys.stdout.write(text)
+    key_path = key or (f"{output}.key.json" if output else None)
+    if key_path and (wanted or key):
+        write_atomic(key_path, (json.dumps(answers, indent=2) + "\n").encode("utf-8"))
+        typer.echo(f"wrote {len(answers)} expected finding(s) to {key_path}", err=True)

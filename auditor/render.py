@@ -1,0 +1,172 @@
+"""Output: the one ``--format`` option every command shares, and rich rendering of results.
+
+Data goes to stdout (or ``--output FILE``, written atomically); chatter and progress
+go to stderr.  Colour follows rich's rules: none when the stream is not a terminal,
+none when ``NO_COLOR`` is set.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from rich.console import Console
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from .findings import by_code, format_text, sort_key
+from .notation import Finding
+
+FORMATS = ("table", "text", "csv", "json", "jsonl", "parquet")
+
+
+def stdout_console(width: int | None = None) -> Console:
+    """The console data is printed on."""
+    return Console(width=width, soft_wrap=False, highlight=False)
+
+
+def stderr_console() -> Console:
+    """The console chatter and progress go to."""
+    return Console(stderr=True, highlight=False)
+
+
+def write_atomic(path: str | Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename."""
+    p = Path(path)
+    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, p)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def rows_to_bytes(rows: Sequence[dict[str, Any]], fmt: str, columns: Sequence[str] | None = None,
+                  schema: pa.Schema | None = None) -> bytes:
+    """Rows (dicts) serialised as csv, json, jsonl or parquet."""
+    cols = list(columns or (rows[0].keys() if rows else []))
+    if fmt == "csv":
+        buf = io.StringIO()
+        w = csv.DictWriter(buf, fieldnames=cols, lineterminator="\n", extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: _plain(r.get(k)) for k in cols})
+        return buf.getvalue().encode("utf-8")
+    if fmt == "json":
+        return (json.dumps([{k: r.get(k) for k in cols} for r in rows], indent=2, ensure_ascii=False,
+                           default=str) + "\n").encode("utf-8")
+    if fmt == "jsonl":
+        return "".join(json.dumps({k: r.get(k) for k in cols}, ensure_ascii=False, default=str) + "\n"
+                       for r in rows).encode("utf-8")
+    if fmt == "parquet":
+        table = pa.Table.from_pylist([{k: r.get(k) for k in cols} for r in rows], schema=schema) if rows or schema \
+            else pa.table({c: pa.array([], pa.string()) for c in cols})
+        return table_to_parquet(table)
+    raise ValueError(f"unknown format {fmt!r}")
+
+
+def table_to_parquet(table: pa.Table) -> bytes:
+    """An Arrow table as Parquet bytes."""
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)
+    return sink.getvalue().to_pybytes()
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, list | dict):
+        return json.dumps(v, default=str)
+    return v
+
+
+def rich_table(rows: Sequence[dict[str, Any]], columns: Sequence[str] | None = None, title: str | None = None) -> Table:
+    """Rows as a rich table; numbers right-aligned, floats to two places."""
+    cols = list(columns or (rows[0].keys() if rows else []))
+    t = Table(title=title, show_lines=False, header_style="bold")
+    for c in cols:
+        numeric = any(isinstance(r.get(c), int | float) and not isinstance(r.get(c), bool) for r in rows)
+        t.add_column(c, justify="right" if numeric else "left", overflow="fold")
+    for r in rows:
+        t.add_row(*(_cell(r.get(c)) for c in cols))
+    return t
+
+
+def _cell(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return f"{v:.2f}"
+    if isinstance(v, list):
+        return " ".join(map(str, v))
+    return str(v)
+
+
+def emit_rows(rows: Sequence[dict[str, Any]], fmt: str, output: str | None = None,
+              columns: Sequence[str] | None = None, title: str | None = None, schema: pa.Schema | None = None) -> None:
+    """Print (or write to ``output``) rows in the chosen format."""
+    if fmt in ("table", "text"):
+        if output:
+            buf = io.StringIO()
+            Console(file=buf, width=200, no_color=True).print(rich_table(rows, columns, title))
+            write_atomic(output, buf.getvalue().encode("utf-8"))
+        else:
+            stdout_console().print(rich_table(rows, columns, title))
+        return
+    data = rows_to_bytes(rows, fmt, columns, schema)
+    if output:
+        write_atomic(output, data)
+    elif fmt == "parquet":
+        if sys.stdout.isatty():
+            raise ValueError("parquet is binary: give --output FILE (or redirect stdout)")
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    else:
+        sys.stdout.write(data.decode("utf-8"))
+        sys.stdout.flush()
+
+
+@contextmanager
+def progress_bar(total_bytes: int, label: str = "importing"):
+    """A progress bar on stderr for long runs; silent when stderr is not a terminal.
+
+    Yields a callback taking the number of bytes done.
+    """
+    console = stderr_console()
+    if not console.is_terminal or total_bytes <= 0:
+        yield lambda done: None
+        return
+    with Progress(TextColumn(label), BarColumn(), DownloadColumn(), TimeRemainingColumn(), console=console,
+                  transient=True) as prog:
+        task = prog.add_task(label, total=total_bytes)
+        yield lambda done: prog.update(task, completed=done)
+
+
+def print_findings(findings: Iterable[Finding], console: Console) -> None:
+    """Findings grouped by game and hand, each as ``file:line:col: CODE message``."""
+    current = None
+    for f in sorted(findings, key=sort_key):
+        group = (f.source, f.game, f.hand)
+        if group != current:
+            current = group
+            where = f.game or f.source
+            console.print(f"[bold]{where}[/bold]" + (f" hand {f.hand}" if f.hand is not None else ""),
+                          markup=True, highlight=False)
+        console.print("  " + format_text(f), markup=False, highlight=False, soft_wrap=True)
+
+
+def summary_lines(games: int, hands: int, cards: int, findings: Sequence[Finding]) -> list[str]:
+    """The closing summary of an audit."""
+    counts = by_code(findings)
+    lines = [f"audited {games} game{'s' * (games != 1)}, {hands} hand{'s' * (hands != 1)}, "
+             f"{cards} card{'s' * (cards != 1)} played: {len(findings)} finding{'s' * (len(findings) != 1)}"]
+    if counts:
+        lines.append("  " + ", ".join(f"{c} {n}" for c, n in sorted(counts.items())))
+    return lines
