@@ -448,11 +448,11 @@ def play_batch(cards: np.ndarray, seats: np.ndarray, trump: np.ndarray, dealt: n
     record has no deal); ``strict_follow``: ``[B]`` bool, True where a player holding
     the suit led must follow it (no trumping in).
 
-    >>> c = np.array([[[12, 1, 25, 26], [9, 0, 27, 38]]])  # AS 3S AH 2D / JS 2S 3D AD
+    >>> c = np.array([[[12, 1, 25, 26], [9, 0, 2, 38]]])  # AS 3S AH 2D / JS 2S 4S AD: Cal kept 4S
     >>> s = np.array([[[0, 1, 2, 3], [0, 1, 2, 3]]])
-    >>> b = play_batch(c, s, np.array([0]), np.zeros((1, 4), np.uint64), np.array([False]))
+    >>> b = play_batch(c, s, np.array([0]), np.zeros((1, 8), np.uint64), np.array([False]))
     >>> b.winner_seat.tolist(), b.revoke.tolist(), int(b.jack_seat[0]), b.counts.tolist()
-    ([[0, 0]], [[[False, False, True, True], [False, False, False, False]]], 0, [[9, 0, 0, 0]])
+    ([[0, 0]], [[[False, False, True, False], [False, False, False, False]]], 0, [[13, 0, 0, 0, 0, 0, 0, 0]])
     """
     B, T, P = cards.shape
     S = MAX_SEATS

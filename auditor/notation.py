@@ -568,7 +568,9 @@ class Parser:
         if not m:
             self.problem("E101", 'a tag pair is written [Name "value"]', lead + 1)
             return
-        if self.game is None or self.game.hands or self.game.hand is not None or self.game.winner is not None:
+        g = self.game
+        if g is None or g.hands or g.hand is not None or g.winner is not None or \
+                any(t.name == m.group(1) for t in g.tags):  # a repeated tag opens the next game
             self._new_game()
         g = self.game
         g.end_line = self.lineno
