@@ -418,7 +418,8 @@ class Parser:
 
     def __init__(self, source: str):
         self.source = source
-        self.findings: list[Finding] = []
+        self.findings: list[Finding] = []  # ready: their game is complete (or they have none)
+        self._game_findings: list[Finding] = []  # the game being read
         self.game: _GameBuilder | None = None
         self.games_started = 0
         self.pending_comments: list[str] = []
@@ -431,8 +432,9 @@ class Parser:
                 expected: str | None = None, recorded: str | None = None) -> None:
         g = self.game
         hand = g.hand["number"] if g is not None and g.hand is not None else None
-        self.findings.append(Finding(code, message, self.source, line or self.lineno, column,
-                                     g.name if g else "", hand, None, subject, expected, recorded))
+        (self._game_findings if g is not None else self.findings).append(Finding(
+            code, message, self.source, line or self.lineno, column, g.name if g else "", hand, None, subject,
+            expected, recorded))
 
     def _take_comments(self) -> tuple[str, ...]:
         c = tuple(self.pending_comments)
@@ -456,6 +458,9 @@ class Parser:
         g.close_hand()
         self.done.append(g.build())
         self.game = None
+        name = self.done[-1].name  # a GameId tag may come after a finding: name them all alike
+        self.findings.extend(f if f.game == name else replace(f, game=name) for f in self._game_findings)
+        self._game_findings = []
 
     def _check_game_tags(self, g: _GameBuilder) -> None:
         names = [t.name for t in g.tags]

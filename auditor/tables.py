@@ -356,12 +356,12 @@ def process(paths: Iterable[str], *, override: str = "", sink: Callable[[Rows], 
                     stats.games_new += 1
                     pending.append((g, pf))
                     pending_hands += len(g.hands)
+                    if pending_hands >= BATCH_HANDS:
+                        flush()
                 for rest in by_game.values():  # findings outside any game
                     for f in rest:
                         add_finding(rows, f, None)
                         stats.findings.append(f)
-                if pending_hands >= BATCH_HANDS:
-                    flush()
                 if progress is not None and path != "-":
                     progress(done_bytes + stream.tell())
         if path != "-":

@@ -1,0 +1,186 @@
+"""Replay and scoring: the notation's example, simulated games, injected faults, rule keys."""
+
+from __future__ import annotations
+
+import pytest
+
+from auditor.engine import audit_games
+from auditor.notation import parse_text
+from auditor.simulate import answer_key_findings, finding_tuple, simulate
+
+from .conftest import NOTATION_EXAMPLE
+
+PRESETS = ["auction", "sell", "setback", "partnership", "cutthroat"]
+
+
+def audit_text(text: str, override: str = ""):
+    games, problems = parse_text(text, "t.pitch")
+    results = audit_games(games, override)
+    return results, problems + [f for r in results for f in r.findings]
+
+
+def test_notation_example_gives_exactly_its_two_s601():
+    results, findings = audit_text(NOTATION_EXAMPLE)
+    assert [(f.code, f.line, f.subject, f.expected, f.recorded) for f in findings] == [
+        ("S601", 15, "Cal", "0", "1"), ("S601", 15, "Dee", "1", "0")]
+    msg = findings[0].message
+    assert msg.startswith("Cal: recorded 1, expected 0 (High: Ann held AS; Low: Dee held 2S; "
+                          "Jack: Ann took JS in trick 2; Game: Ann 18, Cal 16, Bob 6")
+    hs = results[0].hands[0]
+    assert (hs.high, hs.low, hs.jack, hs.game_point, hs.contract_made) == ("Ann", "Dee", "Ann", "Ann", True)
+    assert hs.score == {"Ann": 3, "Bob": 0, "Cal": 0, "Dee": 1}
+
+
+def test_low_to_the_taker_when_the_rules_say_so():
+    results, findings = audit_text(NOTATION_EXAMPLE, "low=taker")
+    hs = results[0].hands[0]
+    # Dee's 2S fell in trick 2, which Ann took with the jack
+    assert hs.low == "Ann" and hs.score["Ann"] == 4 and hs.score["Dee"] == 0
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_clean_simulated_games_give_no_findings(preset):
+    text, key = simulate(preset, games=6, seed=11)
+    results, findings = audit_text(text)
+    assert key == [] and findings == []
+    assert sum(len(r.hands) for r in results) > 20
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_injected_faults_are_found_once_each_and_nothing_else(preset):
+    text, key = simulate(preset, games=5, seed=3, faults=("revoke", "score", "total", "winner"))
+    games, _ = parse_text(text, "simulated")
+    findings = [f for r in audit_games(games) for f in r.findings]
+    assert {k["code"] for k in key} >= {"R501", "S601", "S602"}
+    assert sorted(finding_tuple(f) for f in findings) == sorted(answer_key_findings(key))
+
+
+def test_an_injected_revoke_is_found_at_its_trick_and_player():
+    text, key = simulate("auction", games=3, seed=5, faults=("revoke",))
+    games, _ = parse_text(text, "simulated")
+    revokes = [k for k in key if k["code"] == "R501"]
+    found = [f for r in audit_games(games) for f in r.findings if f.code == "R501"]
+    assert revokes and [(f.game, f.hand, f.trick, f.subject) for f in found] == \
+        [(k["game"], k["hand"], k["trick"], k["player"]) for k in revokes]
+
+
+HEAD = '[Rules "{rules}"]\n[Players "Ann Bob Cal Dee"]\n'
+
+
+def hand(bids: str, tricks: str, dealer: str = "Ann", extra: str = "", number: int = 1) -> str:
+    return f"hand {number}\ndealer {dealer}\nbids {bids}\n{extra}{tricks}"
+
+
+# A fixed play: Bob pitches spades.  Bob AS 2S (High and Low), Cal JS taken by Bob.
+TRICKS = """\
+1. Bob:AS Cal:JS Dee:3S Ann:4S
+2. Bob:2S Cal:KH Dee:QH Ann:5S
+3. Ann:AH Bob:3H Cal:4H Dee:5H
+4. Ann:AD Bob:2D Cal:3D Dee:4D
+5. Ann:AC Bob:2C Cal:3C Dee:4C
+6. Ann:KC Bob:5C Cal:6C Dee:7C
+"""
+
+
+def test_trick_by_trick_points_and_leaders():
+    text = HEAD.format(rules="auction") + hand("Bob 2, Cal pass, Dee pass, Ann pass", TRICKS) + \
+        "score Ann 1, Bob 3, Cal 0, Dee 0\n"
+    results, findings = audit_text(text)
+    hs = results[0].hands[0]
+    # Ann: trick 2 (KH 3 + QH 2) + AH 4 + AD 4 + AC 4 + KC 3 = 20; Bob: AS 4 + JS 1 = 5
+    assert hs.counts == {"Ann": 20, "Bob": 5, "Cal": 0, "Dee": 0}
+    assert hs.winners == ["Bob", "Ann", "Ann", "Ann", "Ann", "Ann"]
+    assert (hs.high, hs.low, hs.jack, hs.game_point) == ("Bob", "Bob", "Bob", "Ann")
+    assert findings == []
+
+
+def test_pitcher_set_back_and_s601_explains_it():
+    text = HEAD.format(rules="auction") + hand("Bob 4, Cal pass, Dee pass, Ann pass", TRICKS) + \
+        "score Ann 1, Bob 3, Cal 0, Dee 0\n"
+    _, findings = audit_text(text)
+    assert [(f.code, f.subject, f.expected) for f in findings] == [("S601", "Bob", "-4")]
+    assert "Bob bid 4 (smudge) and was set" in findings[0].message
+
+
+def test_dealer_steal_allowed_in_auction_but_not_setback():
+    bids = "Bob 2, Cal pass, Dee pass, Ann 2"
+    for rules, codes in (("auction", ["A307"]), ("setback", ["A305"])):
+        text = HEAD.format(rules=rules) + hand(bids, TRICKS)
+        _, findings = audit_text(text)
+        # in auction Ann stole the bid, so Bob's lead is A307; in setback the steal itself is the finding
+        assert [f.code for f in findings] == codes, rules
+
+
+def test_setback_all_pass_is_thrown_in_and_the_same_dealer_deals_again():
+    text = HEAD.format(rules="setback") + "hand 1\ndealer Ann\nbids Bob pass, Cal pass, Dee pass, Ann pass\n" \
+        "score Ann 0, Bob 0, Cal 0, Dee 0\n" + hand("Bob 2, Cal pass, Dee pass, Ann pass", TRICKS, number=2)
+    results, findings = audit_text(text)
+    assert findings == [] and results[0].hands[0].status == "thrown-in"
+    moved = text.replace("hand 2\ndealer Ann\nbids Bob 2, Cal pass, Dee pass, Ann pass",
+                         "hand 2\ndealer Bob\nbids Cal pass, Dee pass, Ann pass, Bob 2")
+    _, findings = audit_text(moved)
+    assert [f.code for f in findings] == ["D205"]
+
+
+def test_all_pass_in_auction_means_the_eldest_pitches_without_contract():
+    text = HEAD.format(rules="auction") + hand("Bob pass, Cal pass, Dee pass, Ann pass", TRICKS) + \
+        "score Ann 1, Bob 3, Cal 0, Dee 0\n"
+    results, findings = audit_text(text)
+    assert findings == [] and results[0].hands[0].contract == 0
+    thrown = HEAD.format(rules="auction") + "hand 1\ndealer Ann\nbids Bob pass, Cal pass, Dee pass, Ann pass\n"
+    assert [f.code for f in audit_text(thrown)[1]] == ["A306"]
+
+
+def test_partnership_dealer_must_bid_when_all_pass():
+    text = HEAD.format(rules="partnership") + '[Teams "NS: Ann Cal; EW: Bob Dee"]\n' + \
+        hand("Bob pass, Cal pass, Dee pass, Ann pass", TRICKS.replace("Bob:AS", "Bob:AS"))
+    _, findings = audit_text(text)
+    assert "A306" in [f.code for f in findings]
+
+
+def test_revoke_penalty_and_pitcher_protection():
+    # Cal holds JS but plays KH to trick 2... no: Cal plays KH while holding spades? Cal's only spade is JS,
+    # played in trick 1.  Make Dee revoke instead: Dee keeps 3S and plays QH to the trump lead in trick 1.
+    tricks = TRICKS.replace("1. Bob:AS Cal:JS Dee:3S Ann:4S", "1. Bob:AS Cal:JS Dee:QH Ann:4S") \
+                   .replace("2. Bob:2S Cal:KH Dee:QH Ann:5S", "2. Bob:2S Cal:KH Dee:3S Ann:5S")
+    text = HEAD.format(rules="auction") + hand("Bob 4, Cal pass, Dee 3, Ann pass", tricks) + \
+        "score Ann 1, Bob 3, Cal 0, Dee 0\n"
+    # Bob needed 4 but took 3 (High, Low, Jack); Dee revoked, so Bob cannot be set and scores 3; Dee -4
+    results, findings = audit_text(text.replace("Dee 3, Ann pass", "Dee pass, Ann pass"))
+    hs = results[0].hands[0]
+    assert [(f.code, f.trick, f.subject) for f in findings if f.code == "R501"] == [("R501", 1, "Dee")]
+    assert hs.score == {"Ann": 1, "Bob": 3, "Cal": 0, "Dee": -4}
+    assert hs.revokers == ["Dee"]
+
+
+def test_called_revoke_that_did_not_happen_is_r502():
+    text = HEAD.format(rules="auction") + hand("Bob 2, Cal pass, Dee pass, Ann pass", TRICKS,
+                                               extra="revoke Cal trick 2\n")
+    _, findings = audit_text(text)
+    assert [(f.code, f.line, f.subject) for f in findings] == [("R502", 6, "Cal")]
+
+
+def test_count_down_totals_in_sell():
+    text = '[Rules "sell"]\n[Players "Ann Bob Cal Dee"]\n' + \
+        "hand 1\ndealer Ann\nbids Cal 2, Dee pass, Ann pass, Bob keeps\n" + TRICKS + \
+        "score Ann 1, Bob 3, Cal 0, Dee 0\ntotal Ann 9, Bob 7, Cal 10, Dee 10\n"
+    results, findings = audit_text(text)
+    assert findings == []
+    assert results[0].hands[0].total == {"Ann": 9, "Bob": 7, "Cal": 10, "Dee": 10}
+    bad = text.replace("total Ann 9, Bob 7", "total Ann 9, Bob 6")
+    assert [(f.code, f.subject, f.expected) for f in audit_text(bad)[1]] == [("S602", "Bob", "7")]
+
+
+def test_wrong_leader_and_wrong_count_of_cards():
+    tricks = TRICKS.replace("3. Ann:AH Bob:3H Cal:4H Dee:5H", "3. Bob:3H Cal:4H Dee:5H Ann:AH")
+    text = HEAD.format(rules="auction") + hand("Bob 2, Cal pass, Dee pass, Ann pass", tricks)
+    assert [(f.code, f.trick) for f in audit_text(text)[1]] == [("P401", 3)]
+    short = TRICKS.replace(" Ann:KC", "")
+    text = HEAD.format(rules="auction") + hand("Bob 2, Cal pass, Dee pass, Ann pass", short)
+    assert ("P402", 6) in [(f.code, f.trick) for f in audit_text(text)[1]]
+
+
+def test_card_played_twice_and_not_dealt():
+    tricks = TRICKS.replace("Ann:KC", "Ann:AC")
+    text = HEAD.format(rules="auction") + hand("Bob 2, Cal pass, Dee pass, Ann pass", tricks)
+    assert ("D201", 6) in [(f.code, f.trick) for f in audit_text(text)[1]]
