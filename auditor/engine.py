@@ -25,7 +25,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .cards import CARD_COUNT, CARD_NAMES, JOKER_HIGH, SUITS, rank_of, suit_name, suit_of
+from .cards import CARD_COUNT, CARD_NAMES, JOKER_HIGH, SUITS, cards_of, rank_of, suit_name, suit_of
 from .notation import Finding, Game, Hand
 from .rules import Rules, RulesError, parse_rules, with_overrides
 
@@ -299,6 +299,9 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected_deal
                 else:
                     seen[c] = hold.player
                 prep.dealt[seat] |= 1 << c
+            if hold.player in h.deal.unreadable:
+                prep.dealt[seat] = 0  # part of this holding could not be read: judge the plays alone
+                continue
             if len(hold.cards) != rules.hand_size:
                 find("D202", f"{hold.player} is dealt {len(hold.cards)} cards; {rules.preset} deals "
                      f"{rules.hand_size}", h.deal.line, hold.column, subject=hold.player,
@@ -405,6 +408,20 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected_deal
                      h.tricks[-1].line, 1, subject=seats.name(s))
                 prep.playable = False
     return prep
+
+
+def held_before(prep: PreparedHand, seat: int, trick: int) -> int:
+    """The cards ``seat`` held as trick ``trick`` (0-based) began: still to play, or dealt and not yet played."""
+    future = before = 0
+    for t, (cs, ss) in enumerate(zip(prep.cards, prep.seats)):
+        for c, s in zip(cs, ss):
+            if s == seat:
+                if t >= trick:
+                    future |= 1 << c
+                else:
+                    before |= 1 << c
+    dealt = prep.dealt[seat] if seat < len(prep.dealt) else 0
+    return future | (dealt & ~before)
 
 
 def _trick_winner_pos(cards: Sequence[int], trump: int) -> int:
@@ -646,7 +663,9 @@ def _score_hand(prep: PreparedHand, b: int, batch: Batch | None, seats: _Seats, 
         seat = prep.seats[t][pos]
         card = prep.cards[t][pos]
         led = suit_of(prep.cards[t][0])
-        hs.revoke_plays.append((int(t) + 1, int(pos), seats.name(seat), CARD_NAMES[card], SUITS[led]))
+        could = [c for c in cards_of(held_before(prep, seat, int(t))) if suit_of(c) == led]
+        hs.revoke_plays.append((int(t) + 1, int(pos), seats.name(seat), CARD_NAMES[card],
+                                " ".join(CARD_NAMES[c] for c in sorted(could, reverse=True))))
         if side(seat) not in revoke_sides:
             revoke_sides.append(side(seat))
     if not prep.playable:
@@ -754,15 +773,17 @@ def score_game(game: Game, rules: Rules, seats: _Seats, preps: list[PreparedHand
         hs = _score_hand(prep, batch_rows.get(i, -1), batch if i in batch_rows else None, seats, rules, h, game,
                          total)
         res.cards_played += sum(len(c) for c in prep.cards)
-        for t, pos, player, card, led in hs.revoke_plays:
+        for t, pos, player, card, could in hs.revoke_plays:
             line = prep.trick_lines[t - 1]
             col = prep.play_cols[t - 1][pos]
-            rule = ("must follow suit or trump" if rules.follow == "follow-or-trump" else "must follow suit")
+            led_card = CARD_NAMES[prep.cards[t - 1][0]]
+            suit = suit_name(suit_of(prep.cards[t - 1][0]))
+            rule = "follow suit or trump" if rules.follow == "follow-or-trump" else "follow suit"
             res.findings.append(Finding(
-                "R501", f"{player} plays {card} to trick {t} while holding {suit_name(SUITS.index(led))} "
-                f"({led} led): under {rules.follow} a player holding the suit led {rule}",
-                src, line, col, game.name, h.number, t, player, expected=f"a card of {suit_name(SUITS.index(led))}"
-                + (" or a trump" if rules.follow == "follow-or-trump" else ""), recorded=card))
+                "R501", f"{player} plays {card} to trick {t} ({led_card} led) while holding {could}: under "
+                f"{rules.follow} a player holding {suit} must {rule}", src, line, col, game.name, h.number, t,
+                player, expected=f"{could}" + (" or a trump" if rules.follow == "follow-or-trump" else ""),
+                recorded=card))
         shown = {(pl, t) for t, _, pl, _, _ in hs.revoke_plays}
         for call in h.revokes:
             if not any(pl == call.player and (call.trick is None or t == call.trick) for pl, t in shown):

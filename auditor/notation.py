@@ -117,6 +117,7 @@ class Deal:
     line: int = _pos()
     comments: tuple[str, ...] = ()
     remark: str | None = None
+    unreadable: frozenset[str] = field(default=frozenset(), compare=False)  # players with a bad card token
 
 
 @dataclass(frozen=True, slots=True)
@@ -676,16 +677,20 @@ class Parser:
             name, ncol = ntoks[0]
             if not self._name_ok(name, ncol):
                 continue
-            cards, cols = self._cards(_tokens(cards_part, part_at + len(name_part) + 1))
+            toks = _tokens(cards_part, part_at + len(name_part) + 1)
+            cards, cols = self._cards(toks)
             out.append(Holding(name, tuple(cards), tuple(cols), ncol))
+            if len(cards) != len(toks):
+                self._unreadable.add(name)
         return out
 
     def _deal(self, rest: str, at: int, remark: str | None, col: int) -> None:
         h = self._in_hand("deal", col)
         if h is None or not self._order(h, "deal", "deal", col):
             return
+        self._unreadable: set[str] = set()
         hs = self._holdings(rest, at, "deal")
-        h["deal"] = Deal(tuple(hs), self.lineno, self._take_comments(), remark)
+        h["deal"] = Deal(tuple(hs), self.lineno, self._take_comments(), remark, frozenset(self._unreadable))
 
     def _widow(self, rest: str, at: int, remark: str | None, col: int) -> None:
         h = self._in_hand("widow", col)
@@ -748,6 +753,7 @@ class Parser:
             h = self._in_hand(kind, col)
             if h is None or not self._order(h, "exchanges", kind, col):
                 return
+            self._unreadable = set()
             hs = self._holdings(rest, at, kind)
             if len(hs) != 1:
                 if hs:
