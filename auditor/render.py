@@ -91,9 +91,9 @@ def rich_table(rows: Sequence[dict[str, Any]], columns: Sequence[str] | None = N
     """Rows as a rich table; numbers right-aligned, floats to two places."""
     cols = list(columns or (rows[0].keys() if rows else []))
     t = Table(title=title, show_lines=False, header_style="bold")
-    for c in cols:
+    for i, c in enumerate(cols):
         numeric = any(isinstance(r.get(c), int | float) and not isinstance(r.get(c), bool) for r in rows)
-        t.add_column(c, justify="right" if numeric else "left", overflow="fold")
+        t.add_column(c, justify="right" if numeric else "left", overflow="fold", no_wrap=i == 0)
     for r in rows:
         t.add_row(*(_cell(r.get(c)) for c in cols))
     return t

@@ -295,7 +295,7 @@ class ImportStats:
     results: list[GameResult] = field(default_factory=list)
 
 
-BATCH_HANDS = 20_000
+BATCH_HANDS = 5_000
 
 
 def process(paths: Iterable[str], *, override: str = "", sink: Callable[[Rows], None] | None = None,

@@ -188,7 +188,15 @@ def rules_cmd(
             row[p] = format_value(k, getattr(r, k.name))
         row["meaning"] = k.meaning
         rows.append(row)
-    emit_rows(rows, fmt, title="Rule presets and keys (override in [Rules \"PRESET key=value ...\"] or --rules)")
+    if fmt != "table":
+        emit_rows(rows, fmt)
+        return
+    # the meanings are long: a matrix of values first, then each key's meaning, so it reads at 80 columns
+    emit_rows(rows, fmt, columns=["key", *PRESETS],
+              title="Rule presets (override in [Rules \"PRESET key=value ...\"] or with --rules)")
+    con = stdout_console()
+    for k in KEYS:
+        con.print(f"[bold]{k.name}[/bold]: {k.meaning}", highlight=False)
 
 
 @app.command()
