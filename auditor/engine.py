@@ -25,7 +25,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .cards import CARD_COUNT, CARD_NAMES, JOKER_HIGH, SUITS, cards_of, rank_of, suit_name, suit_of
+from .cards import CARD_COUNT, CARD_NAMES, JOKER_HIGH, SUIT_MASKS, SUITS, cards_of, rank_of, suit_name, suit_of
 from .notation import Finding, Game, Hand
 from .rules import Rules, RulesError, parse_rules, with_overrides
 
@@ -67,6 +67,7 @@ class PreparedHand:
     contract: int = 0  # bid the pitcher must make; 0 = no contract
     high_bid: int = 0  # highest bid made in the hand
     top_bid: bool = False  # the contract is the preset's top bid (smudge)
+    bid_of: dict[int, int] = field(default_factory=dict)  # seat -> value of its (valid) bid
     seller: int = -1  # sell: the eldest hand who sold
     sale: int = 0  # points the seller scores at once
     thrown_in: bool = False
@@ -106,33 +107,36 @@ class _Seats:
 
 
 def check_game_shape(game: Game, rules: Rules) -> list[Finding]:
-    """Players and Teams against the rule set (E107)."""
+    """Players and Teams against the rule set (E107), and options this version cannot audit (E105)."""
     out = []
+    lines = {t.name: t.line for t in reversed(game.tags)}
+
+    def find(code: str, msg: str, tag: str) -> None:
+        out.append(Finding(code, msg, game.source, lines.get(tag, game.line), 1, game.name))
+
     n = len(game.players)
     lo, hi = rules.players
     if n and not lo <= n <= hi:
-        out.append(Finding("E107", f"{n} players seated, but {rules.preset} is for {lo}-{hi} players"
-                           if lo != hi else f"{n} players seated, but {rules.preset} is for {lo}",
-                           game.source, game.line, 1, game.name))
+        find("E107", f"{n} players seated, but {rules.preset} is for "
+             + (f"{lo}-{hi} players" if lo != hi else f"{lo}"), "Players")
     if rules.partnership:
         teams = game.teams
         members = [p for ps in teams.values() for p in ps]
         if not teams:
-            out.append(Finding("E107", "a partnership game needs a Teams tag, e.g. "
-                               "[Teams \"NS: Ann Cal; EW: Bob Dee\"]", game.source, game.line, 1, game.name))
+            find("E107", "a partnership game needs a Teams tag, e.g. [Teams \"NS: Ann Cal; EW: Bob Dee\"]", "Rules")
         elif sorted(members) != sorted(game.players):
-            out.append(Finding("E107", "the Teams tag must place every seated player in exactly one team",
-                               game.source, game.line, 1, game.name))
+            find("E107", "the Teams tag must place every seated player in exactly one team", "Teams")
         else:
-            seats = {p: i for i, p in enumerate(game.players)}
-            for name, ps in teams.items():
-                idx = sorted(seats[p] for p in ps)
-                if len(teams) * len(ps) == n and any((b - a) % len(teams) for a, b in zip(idx, idx[1:])):
-                    out.append(Finding("E107", f"team {name}'s partners must sit opposite each other "
-                                       "(alternate seats)", game.source, game.line, 1, game.name))
+            seat = {p: i for i, p in enumerate(game.players)}
+            bad = [name for name, ps in teams.items()
+                   if any((seat[b] - seat[a]) % len(teams) for a, b in zip(ps, ps[1:]))]
+            if bad:
+                find("E107", f"partners must sit opposite each other (alternate seats): "
+                     f"{'; '.join(f'{t}: {chr(32).join(teams[t])}' for t in bad)} do not, in seat order "
+                     f"{' '.join(game.players)}", "Teams")
     for u in rules.unsupported():
-        out.append(Finding("E105", f"rule option {u} is not supported by this version of the auditor: the game is "
-                           "parsed and stored but not audited", game.source, game.line, 1, game.name))
+        find("E105", f"rule option {u} is not supported by this version of the auditor: the game is parsed and "
+             "stored but not audited", "Rules")
     return out
 
 
@@ -156,21 +160,37 @@ def _auction(h: Hand, seats: _Seats, rules: Rules, dealer: int, prep: PreparedHa
             find("A308", f"the last word of a selling auction belongs to the eldest hand "
                  f"{seats.name(eldest)}, not {final_word.player}", final_word.column, final_word.player)
     spoken: set[int] = set()
-    high, high_seat = 0, -1
-    out_of_turn_reported = False
-    for i, b in enumerate(bids):
+    first_time = []  # bids of players speaking for the first time, in order
+    for b in bids:
         seat = seats.index.get(b.player, -1)
         if seat in spoken:
             find("A302", f"{b.player} bids twice in one auction (each player speaks once)", b.column, b.player)
             continue
         spoken.add(seat)
-        if not out_of_turn_reported and (i >= len(order) or order[i] != seat):
-            exp = seats.name(order[i]) if i < len(order) else "nobody (everyone has spoken)"
-            who = " ".join(seats.name(s) for s in order)
-            find("A301", f"{b.player} bids out of turn: expected {exp} (order from the "
-                 f"{'eldest hand' if rules.auction == 'sell' else 'dealer'}'s left: {who})", b.column, b.player,
-                 expected=exp, recorded=b.player)
-            out_of_turn_reported = True
+        first_time.append((seat, b))
+    j = 0
+    missing: list[int] = []
+    for seat, b in first_time:
+        while j < len(order) and order[j] != seat and order[j] not in spoken:
+            missing.append(order[j])
+            j += 1
+        if j < len(order) and order[j] == seat:
+            j += 1
+            continue
+        exp = seats.name(order[j]) if j < len(order) else "nobody (everyone has spoken)"
+        who = " ".join(seats.name(x) for x in order)
+        find("A301", f"{b.player} bids out of turn: expected {exp} (order from the "
+             f"{'eldest hand' if rules.auction == 'sell' else 'dealer'}'s left: {who})", b.column, b.player,
+             expected=exp, recorded=b.player)
+        break
+    else:
+        missing += [x for x in order[j:] if x not in spoken]
+    if h.bids and missing:
+        names = ", ".join(seats.name(x) for x in missing)
+        find("A301", f"the auction is missing {names}: every player speaks once, passes included", 1,
+             seats.name(missing[0]), expected=names, recorded="nothing")
+    high, high_seat = 0, -1
+    for seat, b in first_time:
         if b.word == "pass":
             continue
         if b.word in ("sells", "keeps"):
@@ -184,6 +204,7 @@ def _auction(h: Hand, seats: _Seats, rules: Rules, dealer: int, prep: PreparedHa
                  f"{rules.max_bid}{words}", b.column, b.player, expected=f"{rules.min_bid}-{rules.max_bid}",
                  recorded=b.word)
             continue
+        prep.bid_of[seat] = value
         is_dealer = seat == dealer and rules.auction != "sell"
         if value > high:
             high, high_seat = value, seat
@@ -201,10 +222,6 @@ def _auction(h: Hand, seats: _Seats, rules: Rules, dealer: int, prep: PreparedHa
         else:
             find("A303", f"{b.player} bids {value}, not higher than the standing bid of {high} by "
                  f"{seats.name(high_seat)}", b.column, b.player, expected=f"more than {high}", recorded=str(value))
-    missing = [seats.name(s) for s in order if s not in spoken]
-    if h.bids and missing and not out_of_turn_reported:
-        find("A301", f"the auction is missing {', '.join(missing)}: every player speaks once, passes included",
-             1, missing[0])
     prep.high_bid = high
     has_tricks = bool(h.tricks)
     if rules.auction == "sell":
@@ -239,13 +256,13 @@ def _auction(h: Hand, seats: _Seats, rules: Rules, dealer: int, prep: PreparedHa
             find("A306", f"everybody passed, including the dealer {seats.name(dealer)}: under {rules.preset} the "
                  f"dealer must then bid at least {rules.min_bid}", 1, seats.name(dealer))
             prep.pitcher, prep.contract = dealer, 0
+            prep.thrown_in = not has_tricks  # the table threw it in: one mistake, reported once
         else:
             prep.pitcher, prep.contract = eldest, 0
     if not has_tricks and h.bids and not prep.thrown_in and not h.misdeal:
-        if high_seat < 0 and rules.all_pass != "redeal":
-            find("A306", f"everybody passed and the hand was thrown in, but under {rules.preset} "
-                 + ("the eldest hand pitches with no contract" if rules.all_pass == "eldest-pitches"
-                    else f"the dealer must bid at least {rules.min_bid}"))
+        if high_seat < 0 and rules.all_pass == "eldest-pitches":
+            find("A306", f"everybody passed and the hand was thrown in, but under {rules.preset} the eldest hand "
+                 "pitches with no contract")
             prep.thrown_in = True
     prep.top_bid = prep.contract == rules.max_bid and rules.smudge != "none"
 
@@ -308,7 +325,7 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected_deal
                      expected=str(rules.hand_size), recorded=str(len(hold.cards)))
         missing = [seats.name(s) for s in range(n) if not prep.dealt[s] and seats.name(s) not in
                    {x.player for x in h.deal.holdings}]
-        if missing:
+        if missing and not h.deal.incomplete:
             find("D202", f"the deal line gives no cards to {', '.join(missing)}", h.deal.line, 1, subject=missing[0])
 
     # tricks: seats, order, leaders, winners
@@ -319,7 +336,14 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected_deal
     first = h.tricks[0]
     if first.plays:
         prep.trump = suit_of(first.plays[0].card)
-    if h.trump is not None and prep.trump >= 0 and h.trump.suit != prep.trump:
+    free_first = rules.first_trick_trump == "free"
+    if free_first:
+        if h.trump is None:
+            find("P404", "with first_trick_trump=free the trump suit must be named on a `trump` line; "
+                 "taking the first card led", h.line)
+        else:
+            prep.trump = h.trump.suit
+    elif h.trump is not None and prep.trump >= 0 and h.trump.suit != prep.trump:
         find("P404", f"the trump line says {suit_name(h.trump.suit)}, but the first card led, "
              f"{CARD_NAMES[first.plays[0].card]}, names {suit_name(prep.trump)}", h.trump.line, h.trump.column,
              expected=SUITS[prep.trump], recorded=SUITS[h.trump.suit])
@@ -341,11 +365,18 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected_deal
             row_seats = [(leader + i) % n for i in range(len(plays))]
         else:
             row_seats = [seats.index[p.player] for p in plays]
+            auction_faulted = any(f.code.startswith("A") for f in prep.findings)
+            if ti == 0 and leader != row_seats[0] and auction_faulted and row_seats[0] in prep.bid_of:
+                # the table let a faulty auction stand: judge the hand as played, one mistake one finding
+                leader = prep.pitcher = row_seats[0]
+                prep.contract = prep.bid_of[leader]
+                prep.top_bid = prep.contract == rules.max_bid and rules.smudge != "none"
             if leader >= 0 and row_seats[0] != leader:
                 if ti == 0:
                     if prep.contract > 0 or prep.seller >= 0:
+                        bids_line = h.bids.line if h.bids else t.line
                         find("A307", f"{plays[0].player} leads the first trick, but the auction's winner is "
-                             f"{seats.name(leader)}, who pitches", t.line, plays[0].column, 1, plays[0].player,
+                             f"{seats.name(leader)}, who pitches", bids_line, 1, None, plays[0].player,
                              expected=seats.name(leader), recorded=plays[0].player)
                     else:
                         find("P403", f"{plays[0].player} leads the first trick, but the pitcher is "
@@ -392,7 +423,15 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected_deal
         prep.seats.append(row_seats)
         prep.trick_lines.append(t.line)
         prep.play_cols.append([p.column for p in plays])
+
         leader = row_seats[_trick_winner_pos(cards, prep.trump)]
+    if free_first and prep.cards and suit_of(prep.cards[0][0]) != prep.trump:
+        for pos, (c, seat) in enumerate(zip(prep.cards[0], prep.seats[0])):
+            if pos and suit_of(c) == prep.trump and held_before(prep, seat, 0) & ~SUIT_MASKS[prep.trump]:
+                find("P405", f"{seats.name(seat)} trumps the first trick with {CARD_NAMES[c]}: with "
+                     "first_trick_trump=free nobody may play a trump to it (the card stands and takes the trick)",
+                     prep.trick_lines[0], prep.play_cols[0][pos], 1, seats.name(seat),
+                     expected="a card that is not a trump", recorded=CARD_NAMES[c])
     if len(h.tricks) < rules.hand_size:
         find("P406", f"the hand is not played out: {len(h.tricks)} of {rules.hand_size} tricks recorded",
              h.tricks[-1].line, 1, expected=str(rules.hand_size), recorded=str(len(h.tricks)))
@@ -810,6 +849,8 @@ def score_game(game: Game, rules: Rules, seats: _Seats, preps: list[PreparedHand
                 for s in sides:
                     rec = hs.recorded.get(s)
                     exp = hs.score.get(s, 0)
+                    if rec is None and h.score.unreadable:
+                        continue  # an entry that could not be read is already an E101
                     if rec != exp:
                         col = next((e.column for e in h.score.entries if e.key == s), 1)
                         rec_text = "nothing" if rec is None else str(rec)
@@ -826,6 +867,8 @@ def score_game(game: Game, rules: Rules, seats: _Seats, preps: list[PreparedHand
                     prev = rules.game if rules.count_down else 0
                 rec = hs.recorded_total.get(s)
                 exp = prev + sign * written_score.get(s, 0)
+                if rec is None and h.total.unreadable:
+                    continue
                 if rec != exp:
                     col = next((e.column for e in h.total.entries if e.key == s), 1)
                     op = "-" if rules.count_down else "+"
@@ -857,12 +900,12 @@ def score_game(game: Game, rules: Rules, seats: _Seats, preps: list[PreparedHand
             res.findings.append(Finding(
                 "S603", f"the record names {game.winner.name} the winner, but on the recomputed scores nobody has "
                 f"reached {rules.game} ({_standing(total, rules)})", src, game.winner.line, game.winner.column,
-                game.name, None, None, game.winner.name, expected="no winner yet", recorded=game.winner.name))
+                game.name, None, None, None, expected="no winner yet", recorded=game.winner.name))
         elif game.winner.name != res.winner:
             res.findings.append(Finding(
                 "S603", f"the record names {game.winner.name} the winner, but {res.winner} went out first in hand "
                 f"{res.won_in_hand} ({_standing(total, rules)})", src, game.winner.line, game.winner.column,
-                game.name, None, None, game.winner.name, expected=res.winner, recorded=game.winner.name))
+                game.name, None, None, res.winner, expected=res.winner, recorded=game.winner.name))
     elif res.winner is not None:
         res.findings.append(Finding(
             "S603", f"the record names no winner, but {res.winner} went out in hand {res.won_in_hand} "

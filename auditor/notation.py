@@ -118,6 +118,7 @@ class Deal:
     comments: tuple[str, ...] = ()
     remark: str | None = None
     unreadable: frozenset[str] = field(default=frozenset(), compare=False)  # players with a bad card token
+    incomplete: bool = field(default=False, compare=False)  # a holding was dropped (unknown player, bad shape)
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +215,7 @@ class ScoreLine:
     line: int = _pos()
     comments: tuple[str, ...] = ()
     remark: str | None = None
+    unreadable: bool = field(default=False, compare=False)  # an entry could not be read
 
     def as_dict(self) -> dict[str, int]:
         """Key to value, the first entry winning if a key is written twice."""
@@ -478,7 +480,7 @@ class Parser:
             return False
         if g.players and name not in known:
             seats = " ".join(sorted(known)) if known else "none"
-            self.problem("E104", f"unknown {what} {_show(name)} (this game has: {seats})", column, subject=name)
+            self.problem("E104", f"unknown {what} {_show(name)} (this game has: {seats})", column)
             return False
         return True
 
@@ -689,8 +691,11 @@ class Parser:
         if h is None or not self._order(h, "deal", "deal", col):
             return
         self._unreadable: set[str] = set()
+        before = len(self._game_findings)
         hs = self._holdings(rest, at, "deal")
-        h["deal"] = Deal(tuple(hs), self.lineno, self._take_comments(), remark, frozenset(self._unreadable))
+        dropped = any(f.code in ("E101", "E104") for f in self._game_findings[before:])
+        h["deal"] = Deal(tuple(hs), self.lineno, self._take_comments(), remark, frozenset(self._unreadable),
+                         dropped)
 
     def _widow(self, rest: str, at: int, remark: str | None, col: int) -> None:
         h = self._in_hand("widow", col)
@@ -835,6 +840,7 @@ class Parser:
                 return
             entries = []
             pos = 0
+            before = len(self._game_findings)
             for part in rest.split(","):
                 part_at = at + pos
                 pos += len(part) + 1
@@ -846,7 +852,8 @@ class Parser:
                 (key, kcol), (num, _) = toks
                 if self._name_ok(key, kcol, "player or team", keys=True):
                     entries.append(ScoreEntry(key, int(num), kcol))
-            h[kind] = ScoreLine(kind, tuple(entries), self.lineno, self._take_comments(), remark)
+            h[kind] = ScoreLine(kind, tuple(entries), self.lineno, self._take_comments(), remark,
+                                len(self._game_findings) > before)
         return handler
 
     def _note(self, rest: str, at: int, remark: str | None, col: int) -> None:

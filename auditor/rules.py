@@ -78,7 +78,7 @@ KEYS: tuple[Key, ...] = (
     Key("pitching", "partnership: a player may pitch in place of a bid, worth four", "bool", (), (False,)),
     Key("double_loss", "partnership with pitching: a dealer who takes over and is set loses double", "bool", (), (False,)),
     Key("first_trick_trump", "`led`: the first card led names trump; `free`: a `trump` line names it and nobody "
-        "may trump the first trick", "choice", ("led", "free"), ("led",)),
+        "may trump the first trick", "choice", ("led", "free")),
 )
 KEY_BY_NAME = {k.name: k for k in KEYS}
 

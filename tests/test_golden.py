@@ -30,8 +30,8 @@ def audit_file(path):
 def test_golden_case(case):
     expected = json.loads(case.with_suffix(".json").read_text())
     findings, _ = audit_file(case)
-    got = sorted((f.code, f.line, f.subject) for f in findings)
-    want = sorted((e["code"], e["line"], e.get("player")) for e in expected)
+    got = sorted(((f.code, f.line, f.subject) for f in findings), key=str)
+    want = sorted(((e["code"], e["line"], e.get("player")) for e in expected), key=str)
     assert got == want, "\n".join(f"{f.code} {f.line}:{f.column} {f.subject}: {f.message}" for f in findings)
 
 
