@@ -1,0 +1,21 @@
+"""Generated documents stay in step with the code they are made from."""
+
+from auditor.findings import catalog_markdown
+from auditor.tables import schema_markdown
+
+from .conftest import ROOT
+
+
+def test_findings_doc_is_current():
+    assert (ROOT / "docs" / "findings.md").read_text() == catalog_markdown(), \
+        "regenerate: auditor explain --all --format markdown > docs/findings.md"
+
+
+def test_schema_doc_is_current():
+    assert (ROOT / "docs" / "schema.md").read_text() == schema_markdown(), \
+        "regenerate: python -c 'from auditor.tables import schema_markdown; print(schema_markdown(), end=\"\")' > docs/schema.md"
+
+
+def test_readme_shows_the_test_command_ci_runs():
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "python -m pytest" in ci and "python -m pytest" in (ROOT / "README.md").read_text()
