@@ -359,8 +359,33 @@ def split_comment(text: str) -> tuple[str, str | None]:
 
 
 def _tokens(text: str, start: int = 0) -> list[tuple[str, int]]:
-    """White-space separated tokens of ``text`` with 1-based columns."""
-    return [(m.group(), m.start() + 1 + start) for m in re.finditer(r"\S+", text)]
+    """White-space separated tokens of ``text`` with 1-based columns.
+
+    >>> _tokens(" 1. AS  3S", 4)
+    [('1.', 6), ('AS', 9), ('3S', 13)]
+    """
+    out = []
+    pos = 0
+    find = text.find
+    for tok in text.split():  # str.split and a moving find: several times faster than re.finditer
+        pos = find(tok, pos)
+        out.append((tok, pos + 1 + start))
+        pos += len(tok)
+    return out
+
+
+_CARD_CACHE: dict[str, int | None] = {}
+
+
+def _card(token: str) -> int | None:
+    """:func:`parse_card` with a small cache: logs spell the same 52 tokens over and over."""
+    try:
+        return _CARD_CACHE[token]
+    except KeyError:
+        c = parse_card(token)
+        if len(_CARD_CACHE) < 4096:  # garbage input must not grow it without bound
+            _CARD_CACHE[token] = c
+        return c
 
 
 def _unquote(s: str) -> str:
@@ -475,6 +500,8 @@ class Parser:
     def _name_ok(self, name: str, column: int, what: str = "player", keys: bool = False) -> bool:
         g = self.game
         known = g.keys if keys else g.players
+        if name in known:
+            return True
         if not NAME_RE.match(name):
             self.problem("E101", f"{_show(name)} is not a valid {what} name", column)
             return False
@@ -487,7 +514,7 @@ class Parser:
     def _cards(self, toks: list[tuple[str, int]]) -> tuple[list[int], list[int]]:
         cards, cols = [], []
         for tok, col in toks:
-            c = parse_card(tok)
+            c = _card(tok)
             if c is None:
                 self.problem("E103", f"bad card token {_show(tok)}: expected a rank A K Q J T 9-2 then a suit S H D C",
                              col)
@@ -815,14 +842,14 @@ class Parser:
                     name, _, ctok = tok.partition(":")
                     if not self._name_ok(name, tcol):
                         continue
-                    c = parse_card(ctok)
+                    c = _card(ctok)
                     if c is None:
                         self.problem("E103", f"bad card token {_show(ctok)}: expected a rank A K Q J T 9-2 then a "
                                      "suit S H D C", tcol + len(name) + 1)
                         continue
                     plays.append(Play(name, c, tcol))
                 else:
-                    c = parse_card(tok)
+                    c = _card(tok)
                     if c is None:
                         self.problem("E103", f"bad card token {_show(tok)}: expected a rank A K Q J T 9-2 then a "
                                      "suit S H D C", tcol)

@@ -141,18 +141,29 @@ def add_game(rows: Rows, res: GameResult, game_id: str, parse_findings: list[Fin
         revoked = {(t, p) for t, _, p, _, _ in hs.revoke_plays} if hs else set()
         trump = SUITS.index(hs.trump) if hs and hs.trump else -1
         players = hs.trick_players if hs else []
+        pc = rows.cols["plays"]  # the biggest table: columns filled directly, not row by row
         for ti, t in enumerate(h.tricks):
             winner = hs.winners[ti] if hs and ti < len(hs.winners) else None
+            row_players = players[ti] if ti < len(players) else []
             for pos, p in enumerate(t.plays):
                 player = p.player
-                if player is None and ti < len(players) and pos < len(players[ti]):
-                    player = players[ti][pos]
+                if player is None and pos < len(row_players):
+                    player = row_players[pos]
                 c = p.card
-                s = suit_of(c)
-                rows.add("plays", game_id=game_id, hand=h.number, trick=t.number, position=pos + 1, player=player,
-                         card=CARD_NAMES[c], rank=RANKS[c % 13] if c < 52 else "JK", suit=SUITS[s] if s < 4 else None,
-                         trump=s == trump, trick_winner=winner, revoke=(t.number, player) in revoked,
-                         line=t.line, column=p.column)
+                s = c // 13 if c < 52 else 4
+                pc["game_id"].append(game_id)
+                pc["hand"].append(h.number)
+                pc["trick"].append(t.number)
+                pc["position"].append(pos + 1)
+                pc["player"].append(player)
+                pc["card"].append(CARD_NAMES[c])
+                pc["rank"].append(RANKS[c % 13] if c < 52 else "JK")
+                pc["suit"].append(SUITS[s] if s < 4 else None)
+                pc["trump"].append(s == trump)
+                pc["trick_winner"].append(winner)
+                pc["revoke"].append((t.number, player) in revoked)
+                pc["line"].append(t.line)
+                pc["column"].append(p.column)
         for sl in (h.score, h.total):
             if sl:
                 for e in sl.entries:
