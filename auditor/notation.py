@@ -950,18 +950,21 @@ def _looks_binary(head: bytes) -> bool:
     return bad > len(text) * 0.1
 
 
-def iter_games(stream: BinaryIO, source: str) -> Iterator[tuple[list[Game], list[Finding]]]:
+def iter_games(stream: BinaryIO, source: str, first_line: int = 1,
+               sniff: bool = True) -> Iterator[tuple[list[Game], list[Finding]]]:
     """Parse a binary stream lazily: yields (games completed, findings) in batches.
 
     Memory stays flat: a game is handed over as soon as the next one starts.
+    ``first_line`` numbers the stream's first line (a chunk of a larger file);
+    ``sniff`` checks that the stream is text at all.
     """
     head = stream.read(_BINARY_SNIFF)
-    if _looks_binary(head):
+    if sniff and _looks_binary(head):
         yield [], [Finding("E109", "this is not a text file (NUL bytes or mostly non-UTF-8 in its first "
                            f"{len(head)} bytes): skipped", source, 1, 1)]
         return
     p = Parser(source)
-    lineno = 0
+    lineno = first_line - 1
     buf = head
     while True:
         chunk = stream.read(1 << 20)

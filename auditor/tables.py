@@ -20,15 +20,21 @@ from __future__ import annotations
 import datetime as dt
 import fcntl
 import hashlib
+import io
 import json
+import multiprocessing as mp
 import os
+import re
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from .cards import CARD_NAMES, RANKS, SUITS, suit_of
@@ -141,7 +147,7 @@ def add_game(rows: Rows, res: GameResult, game_id: str, parse_findings: list[Fin
         revoked = {(t, p) for t, _, p, _, _ in hs.revoke_plays} if hs else set()
         trump = SUITS.index(hs.trump) if hs and hs.trump else -1
         players = hs.trick_players if hs else []
-        pc = rows.cols["plays"]  # the biggest table: columns filled directly, not row by row
+        cols = rows.cols["plays"]  # the biggest table: columns filled directly, not row by row
         for ti, t in enumerate(h.tricks):
             winner = hs.winners[ti] if hs and ti < len(hs.winners) else None
             row_players = players[ti] if ti < len(players) else []
@@ -151,19 +157,19 @@ def add_game(rows: Rows, res: GameResult, game_id: str, parse_findings: list[Fin
                     player = row_players[pos]
                 c = p.card
                 s = c // 13 if c < 52 else 4
-                pc["game_id"].append(game_id)
-                pc["hand"].append(h.number)
-                pc["trick"].append(t.number)
-                pc["position"].append(pos + 1)
-                pc["player"].append(player)
-                pc["card"].append(CARD_NAMES[c])
-                pc["rank"].append(RANKS[c % 13] if c < 52 else "JK")
-                pc["suit"].append(SUITS[s] if s < 4 else None)
-                pc["trump"].append(s == trump)
-                pc["trick_winner"].append(winner)
-                pc["revoke"].append((t.number, player) in revoked)
-                pc["line"].append(t.line)
-                pc["column"].append(p.column)
+                cols["game_id"].append(game_id)
+                cols["hand"].append(h.number)
+                cols["trick"].append(t.number)
+                cols["position"].append(pos + 1)
+                cols["player"].append(player)
+                cols["card"].append(CARD_NAMES[c])
+                cols["rank"].append(RANKS[c % 13] if c < 52 else "JK")
+                cols["suit"].append(SUITS[s] if s < 4 else None)
+                cols["trump"].append(s == trump)
+                cols["trick_winner"].append(winner)
+                cols["revoke"].append((t.number, player) in revoked)
+                cols["line"].append(t.line)
+                cols["column"].append(p.column)
         for sl in (h.score, h.total):
             if sl:
                 for e in sl.entries:
@@ -307,85 +313,222 @@ class ImportStats:
 
 
 BATCH_HANDS = 5_000
+CHUNK_BYTES = 8 << 20
 
 
-def process(paths: Iterable[str], *, override: str = "", sink: Callable[[Rows], None] | None = None,
-            known: set[str] | None = None, keep_results: bool = False,
+@dataclass(frozen=True)
+class Chunk:
+    """A piece of one input: a whole file, a byte range of a large file cut at a game boundary, or stdin."""
+
+    path: str
+    start: int = 0
+    end: int = -1  # -1: to the end
+    first_line: int = 1
+
+
+def split_file(path: str, chunk_bytes: int) -> list[Chunk]:
+    """Cut a file into chunks of about ``chunk_bytes`` at game boundaries (a tag line after other statements)."""
+    size = os.path.getsize(path)
+    if size <= chunk_bytes * 1.5:
+        return [Chunk(path)]
+    cuts = [0]
+    with open(path, "rb") as f:
+        target = chunk_bytes
+        while target < size:
+            f.seek(target)
+            f.readline()  # finish the line we landed in
+            seen_statement = False
+            cut = None
+            while True:
+                pos = f.tell()
+                line = f.readline()
+                if not line:
+                    break
+                body = line.strip()
+                if not body or body.startswith(b"%"):
+                    continue
+                if body.startswith(b"["):
+                    if seen_statement:
+                        cut = pos
+                        break
+                else:
+                    seen_statement = True
+            if cut is None:
+                break
+            cuts.append(cut)
+            target = cut + chunk_bytes
+        lines = [1]
+        f.seek(0)
+        for a, b in zip(cuts, cuts[1:]):
+            lines.append(lines[-1] + f.read(b - a).count(b"\n"))
+    cuts.append(-1)
+    return [Chunk(path, a, b, ln) for a, b, ln in zip(cuts, cuts[1:], lines)]
+
+
+@dataclass
+class ChunkResult:
+    """What one chunk gave: Arrow tables, the game keys in order, findings, counts."""
+
+    tables: dict[str, pa.Table]
+    game_ids: list[str]
+    findings: list[tuple[str | None, Finding]]  # (game key, finding)
+    games: int
+    hands: int
+    cards: int
+    results: list[GameResult]
+    end_byte: int
+
+
+def process_chunk(chunk: Chunk, override: str = "", keep_results: bool = False) -> ChunkResult:
+    """Parse and audit one chunk (in this process or a worker); games are numbered within the chunk."""
+    now = dt.datetime.now(dt.timezone.utc)
+    tables: dict[str, list[pa.Table]] = {t: [] for t in TABLES}
+    rows = Rows()
+    pending: list[tuple[Game, list[Finding]]] = []
+    pending_hands = 0
+    out = ChunkResult({}, [], [], 0, 0, 0, [], 0)
+
+    def flush() -> None:
+        nonlocal rows, pending, pending_hands
+        if pending:
+            for (game, pf), res in zip(pending, audit_games([g for g, _ in pending], override)):
+                key = game_key(game, pf)
+                add_game(rows, res, key, pf, now)
+                out.game_ids.append(key)
+                out.findings.extend((key, f) for f in (*pf, *res.findings))
+                out.cards += res.cards_played
+                if keep_results:
+                    out.results.append(res)
+        for t, table in rows.to_arrow().items():
+            if table.num_rows:
+                tables[t].append(table)
+        rows = Rows()
+        pending, pending_hands = [], 0
+
+    source = chunk.path if chunk.path != "-" else "<stdin>"
+    try:
+        stream = open(chunk.path, "rb") if chunk.path != "-" else os.fdopen(os.dup(0), "rb")
+    except OSError as e:
+        out.findings.append((None, Finding("E100", f"cannot read {chunk.path}: {e.strerror}", chunk.path, 0, 0)))
+        out.tables = {t: SCHEMAS[t].empty_table() for t in TABLES}
+        return out
+    with stream:
+        if chunk.start:
+            stream.seek(chunk.start)
+        reader = io.BytesIO(stream.read(chunk.end - chunk.start)) if chunk.end >= 0 else stream
+        for games, found in iter_games(reader, source, chunk.first_line, sniff=chunk.start == 0):
+            by_game: dict[str, list[Finding]] = {}
+            for f in found:
+                by_game.setdefault(f.game, []).append(f)
+            for g in games:
+                pending.append((g, by_game.pop(g.name, [])))
+                pending_hands += len(g.hands)
+                out.games += 1
+                out.hands += len(g.hands)
+                if pending_hands >= BATCH_HANDS:
+                    flush()
+            for rest in by_game.values():  # findings outside any game
+                for f in rest:
+                    add_finding(rows, f, None)
+                    out.findings.append((None, f))
+        out.end_byte = chunk.end if chunk.end >= 0 else (stream.tell() if chunk.path != "-" else 0)
+    flush()
+    out.tables = {t: pa.concat_tables(ts) if ts else SCHEMAS[t].empty_table() for t, ts in tables.items()}
+    return out
+
+
+def _renumber(res: ChunkResult, source: str, offset: int) -> None:
+    """Give the games of a later chunk their place in the whole file: FILE#N becomes FILE#(N+offset)."""
+    if not offset:
+        return
+    base = Path(source).name or source
+    pattern = re.compile(rf"^{re.escape(base)}#(\d+)$")
+
+    def fix(name: str | None) -> str | None:
+        m = pattern.match(name) if name else None
+        return f"{base}#{int(m.group(1)) + offset}" if m else name
+
+    for t in ("games", "findings"):
+        table = res.tables[t]
+        i = table.schema.get_field_index("game")
+        table = table.set_column(i, "game", pa.array([fix(v) for v in table.column("game").to_pylist()],
+                                                     pa.string()))
+        res.tables[t] = table
+    res.findings = [(k, replace(f, game=fix(f.game))) for k, f in res.findings]
+    for r in res.results:
+        r.game = replace(r.game, index=r.game.index + offset)
+
+
+def process(paths: Iterable[str], *, override: str = "", sink: Callable[[dict[str, pa.Table]], None] | None = None,
+            known: set[str] | None = None, keep_results: bool = False, jobs: int = 1,
             progress: Callable[[int], None] | None = None) -> ImportStats:
-    """Parse and audit ``paths`` in batches; hand each batch of rows to ``sink``.
+    """Parse and audit ``paths``; hand each chunk's tables to ``sink``, in input order.
 
     The one pipeline behind ``import``, ``audit`` and the on-the-fly datasets of
-    ``stats``/``query``.  ``known`` holds game keys to skip (already in the dataset);
-    ``progress`` is called with the number of bytes read so far.
+    ``stats``/``query``.  Inputs are cut into chunks (large files at game
+    boundaries); with ``jobs`` > 1 the chunks run in worker processes, and the output
+    is the same as with one.  ``known`` holds game keys to skip (already in the
+    dataset); ``progress`` is called with the number of bytes done.
     """
     files, missing = expand_paths(paths)
     stats = ImportStats(files=len(files))
     stats.findings.extend(missing)
     known = set() if known is None else known
-    now = dt.datetime.now(dt.timezone.utc)
-    rows = Rows()
-    pending: list[tuple[Game, list[Finding]]] = []
-    pending_hands = 0
+    chunks = [c for f in files for c in (split_file(f, CHUNK_BYTES) if f != "-" and os.path.isfile(f) else [Chunk(f)])]
     done_bytes = 0
+    games_in_file: dict[str, int] = {}
 
-    def flush() -> None:
-        nonlocal rows, pending, pending_hands
-        if pending:
-            results = audit_games([g for g, _ in pending], override)
-            for (game, pf), res in zip(pending, results):
-                add_game(rows, res, game_key(game, pf), pf, now)
-                stats.findings.extend(pf)
-                stats.findings.extend(res.findings)
-                stats.cards += res.cards_played
-                if keep_results:
-                    stats.results.append(res)
-        if sink is not None and (len(rows) or rows.cols["findings"]["code"]):
-            sink(rows)
-        rows = Rows()
-        pending, pending_hands = [], 0
+    def merge(chunk: Chunk, res: ChunkResult) -> None:
+        nonlocal done_bytes
+        offset = games_in_file.get(chunk.path, 0)
+        games_in_file[chunk.path] = offset + res.games
+        _renumber(res, chunk.path if chunk.path != "-" else "<stdin>", offset)
+        stats.games += res.games
+        stats.hands += res.hands
+        stats.cards += res.cards
+        fresh = []
+        for key in res.game_ids:
+            if key in known:
+                stats.games_skipped += 1
+            else:
+                known.add(key)
+                fresh.append(key)
+        stats.games_new += len(fresh)
+        keep = set(fresh)
+        stats.findings.extend(f for k, f in res.findings if k is None or k in keep)
+        if keep_results:
+            stats.results.extend(r for r, k in zip(res.results, res.game_ids) if k in keep)
+        if sink is not None:
+            if len(keep) != len(res.game_ids):  # drop games already present (or repeated in this run)
+                wanted = pa.array(sorted(keep), pa.string())
+                res.tables = {t: tb.filter(pc.or_kleene(pc.is_in(tb.column("game_id"), wanted),
+                                                        pc.is_null(tb.column("game_id"))))
+                              for t, tb in res.tables.items()}
+            sink(res.tables)
+        if progress is not None:
+            done_bytes += (res.end_byte - chunk.start) if chunk.path != "-" else 0
+            progress(done_bytes)
 
-    for path in files:
-        try:
-            stream = open(path, "rb") if path != "-" else os.fdopen(os.dup(0), "rb")
-        except OSError as e:
-            stats.findings.append(Finding("E100", f"cannot read {path}: {e.strerror}", path, 0, 0))
-            continue
-        with stream:
-            for games, found in iter_games(stream, path if path != "-" else "<stdin>"):
-                by_game: dict[str, list[Finding]] = {}
-                for f in found:
-                    by_game.setdefault(f.game, []).append(f)
-                for g in games:
-                    pf = by_game.pop(g.name, [])
-                    key = game_key(g, pf)
-                    stats.games += 1
-                    stats.hands += len(g.hands)
-                    if key in known:
-                        stats.games_skipped += 1
-                        continue
-                    known.add(key)
-                    stats.games_new += 1
-                    pending.append((g, pf))
-                    pending_hands += len(g.hands)
-                    if pending_hands >= BATCH_HANDS:
-                        flush()
-                for rest in by_game.values():  # findings outside any game
-                    for f in rest:
-                        add_finding(rows, f, None)
-                        stats.findings.append(f)
-                if progress is not None and path != "-":
-                    progress(done_bytes + stream.tell())
-        if path != "-":
-            try:
-                done_bytes += os.path.getsize(path)
-            except OSError:
-                pass
-    flush()
+    if jobs <= 1 or len(chunks) <= 1:
+        for c in chunks:
+            merge(c, process_chunk(c, override, keep_results))
+        return stats
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as pool:
+        window: deque = deque()
+        it = iter(chunks)
+        for c in it:  # keep a bounded number of chunks in flight so memory stays flat
+            window.append((c, pool.submit(process_chunk, c, override, keep_results)))
+            if len(window) >= 2 * jobs:
+                done, fut = window.popleft()
+                merge(done, fut.result())
+        while window:
+            done, fut = window.popleft()
+            merge(done, fut.result())
     return stats
 
 
 def import_paths(paths: Iterable[str], out: str | Path, *, override: str = "", keep_results: bool = False,
-                 progress: Callable[[int], None] | None = None) -> ImportStats:
+                 jobs: int = 1, progress: Callable[[int], None] | None = None) -> ImportStats:
     """Parse, audit and add ``paths`` to the dataset at ``out``; atomic and idempotent."""
     root = Path(out)
     with _locked(root):
@@ -394,13 +537,13 @@ def import_paths(paths: Iterable[str], out: str | Path, *, override: str = "", k
         known = known_game_ids(root)
         writers = {t: _PartWriter(root, t) for t in TABLES}
 
-        def sink(rows: Rows) -> None:
-            for t, table in rows.to_arrow().items():
+        def sink(tables: dict[str, pa.Table]) -> None:
+            for t, table in tables.items():
                 writers[t].write(table)
 
         try:
             stats = process(paths, override=override, sink=sink, known=known, keep_results=keep_results,
-                            progress=progress)
+                            jobs=jobs, progress=progress)
             added = {t: w.close() for t, w in writers.items()}
         except BaseException:
             for w in writers.values():

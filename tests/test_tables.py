@@ -70,6 +70,7 @@ def test_an_import_killed_midway_leaves_the_dataset_as_it_was(tmp_path, example_
         import os, signal
         import auditor.tables as t
         t.BATCH_HANDS = 20
+        t.CHUNK_BYTES = 20_000
         write = t._PartWriter.write
         calls = 0
         def write_then_die(self, table):
@@ -107,3 +108,31 @@ def test_manifest_names_only_existing_files(tmp_path, example_file):
     for parts in m["tables"].values():
         for p in parts:
             assert (ds / p).is_file()
+
+
+def test_jobs_give_the_same_dataset_as_one_process(tmp_path, monkeypatch):
+    import re
+
+    import auditor.tables as t
+
+    text, _ = simulate("setback", games=12, seed=8, faults=("revoke", "score"))
+    # half the games lose their GameId, so they are named FILE#N and must be numbered across chunks
+    text = re.sub(r'\[GameId "sim-setback-8-(\d*[02468])"\]\n', "", text)
+    first_game = text.split("\n\n[Event")[0]
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "a.pitch").write_text(text + "\n" + first_game + "\n")  # a repeat at the end
+    (tmp_path / "logs" / "b.pitch").write_text(NOTATION_EXAMPLE)
+    monkeypatch.setattr(t, "CHUNK_BYTES", 4_000)
+    assert len(t.split_file(str(tmp_path / "logs" / "a.pitch"), 4_000)) > 5
+    one = t.import_paths([str(tmp_path / "logs")], tmp_path / "one", jobs=1)
+    two = t.import_paths([str(tmp_path / "logs")], tmp_path / "two", jobs=2)
+    assert (one.games, one.games_new, one.games_skipped) == (two.games, two.games_new, two.games_skipped) == (14, 13, 1)
+    for table in TABLES:
+        a, b = read_table(tmp_path / "one", table), read_table(tmp_path / "two", table)
+        if table == "games":
+            a, b = a.drop_columns(["imported_at"]), b.drop_columns(["imported_at"])
+        assert a.to_pylist() == b.to_pylist(), table
+    names = read_table(tmp_path / "one", "games").column("game").to_pylist()
+    assert "a.pitch#2" in names and "a.pitch#12" in names and len(set(names)) == 13
+    f1 = sorted((f.source, f.line, f.code, f.game) for f in one.findings)
+    assert f1 == sorted((f.source, f.line, f.code, f.game) for f in two.findings) and len(f1) >= 12

@@ -23,6 +23,8 @@ from . import EXIT_CLEAN, EXIT_FAILED, EXIT_FINDINGS, app, fail
 
 Paths = Annotated[list[str], typer.Argument(help="log files, folders (searched for *.pitch), or - for stdin")]
 RulesOpt = Annotated[str, typer.Option("--rules", help="override every game's rules: a preset and/or key=value words")]
+JobsOpt = Annotated[int, typer.Option("--jobs", "-j", min=1, help="worker processes (default: every core)")]
+CORES = os.cpu_count() or 1
 
 
 def _check_rules(rules: str) -> None:
@@ -44,12 +46,13 @@ def import_cmd(
     out: Annotated[str, typer.Option("--out", "-o", help="dataset folder to create or add to")],
     rules: RulesOpt = "",
     fmt: Annotated[str, typer.Option("--format", help="summary as text or json")] = "text",
+    jobs: JobsOpt = CORES,
 ) -> None:
     """Parse and audit logs into a Parquet dataset (idempotent, atomic)."""
     _check_rules(rules)
     try:
         with progress_bar(_total_bytes(paths)) as tick:
-            stats = import_paths(paths, out, override=rules, progress=tick)
+            stats = import_paths(paths, out, override=rules, progress=tick, jobs=jobs)
     except OSError as e:
         raise fail(f"cannot write the dataset {out}: {e.strerror or e}")
     missing = [f for f in stats.findings if f.code == "E100"]
@@ -76,6 +79,7 @@ def audit(
     ignore: Annotated[list[str], typer.Option("--ignore", help="drop codes starting with these (repeatable)")] = [],
     rules: RulesOpt = "",
     out: Annotated[str | None, typer.Option("--out", help="also write scores and findings to this dataset")] = None,
+    jobs: JobsOpt = CORES,
 ) -> None:
     """Replay every hand and report revokes, illegal plays and scoring mistakes."""
     if fmt not in ("text", "json", "jsonl", "csv"):
@@ -86,9 +90,9 @@ def audit(
     try:
         with progress_bar(_total_bytes(paths), "auditing") as tick:
             if out:
-                stats = import_paths(paths, out, override=rules, progress=tick, keep_results=True)
+                stats = import_paths(paths, out, override=rules, progress=tick, jobs=jobs)
             else:
-                stats = process(paths, override=rules, progress=tick)
+                stats = process(paths, override=rules, progress=tick, jobs=jobs)
     except OSError as e:
         raise fail(f"cannot write the dataset {out}: {e.strerror or e}")
     missing = [f for f in stats.findings if f.code == "E100"]
