@@ -68,6 +68,7 @@ class PreparedHand:
     high_bid: int = 0  # highest bid made in the hand
     top_bid: bool = False  # the contract is the preset's top bid (smudge)
     bid_of: dict[int, int] = field(default_factory=dict)  # seat -> value of its (valid) bid
+    seat_names: list[str] = field(default_factory=list)
     seller: int = -1  # sell: the eldest hand who sold
     sale: int = 0  # points the seller scores at once
     thrown_in: bool = False
@@ -154,7 +155,8 @@ def _auction(h: Hand, seats: _Seats, rules: Rules, dealer: int, prep: PreparedHa
         order = [(dealer + 1 + i) % n for i in range(n)]
     bids = list(h.bids.bids) if h.bids else []
     final_word = None
-    if rules.auction == "sell" and bids and bids[-1].word in ("sells", "keeps", "pass"):
+    if rules.auction == "sell" and bids and (bids[-1].word in ("sells", "keeps") or (
+            bids[-1].word == "pass" and seats.index.get(bids[-1].player) == eldest)):
         final_word = bids.pop()
         if seats.index.get(final_word.player) != eldest:
             find("A308", f"the last word of a selling auction belongs to the eldest hand "
@@ -269,7 +271,7 @@ def _auction(h: Hand, seats: _Seats, rules: Rules, dealer: int, prep: PreparedHa
 
 def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected_dealer: int) -> PreparedHand:
     """Pass 1 for one hand: dealer, auction, seats in every trick, deal integrity."""
-    prep = PreparedHand(game.name, h.number, h.line)
+    prep = PreparedHand(game.name, h.number, h.line, seat_names=seats.names)
     src = game.source
 
     def find(code, msg, line, col=1, trick=None, subject=None, **kw):
@@ -364,7 +366,9 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected_deal
                 leader = (dealer + 1) % n
             row_seats = [(leader + i) % n for i in range(len(plays))]
         else:
-            row_seats = [seats.index[p.player] for p in plays]
+            # a trick mixing both forms (already an E101) takes its unnamed seats from the position
+            first = seats.index[plays[0].player] if plays[0].player else (leader if leader >= 0 else 0)
+            row_seats = [seats.index[p.player] if p.player else (first + i) % n for i, p in enumerate(plays)]
             auction_faulted = any(f.code.startswith("A") for f in prep.findings)
             if ti == 0 and leader != row_seats[0] and auction_faulted and row_seats[0] in prep.bid_of:
                 # the table let a faulty auction stand: judge the hand as played, one mistake one finding
@@ -396,7 +400,9 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected_deal
                      plays[bad].column, t.number, plays[bad].player,
                      expected=seats.name(expected_order[bad]), recorded=plays[bad].player)
                 prep.playable = False
-        if len(plays) != n:
+        if t.unreadable:
+            prep.playable = False  # an unreadable card (E103): the hand cannot be recomputed, say no more
+        elif len(plays) != n:
             find("P402", f"trick {t.number} has {len(plays)} cards; with {n} players it needs {n}", t.line, t.column,
                  t.number, expected=str(n), recorded=str(len(plays)))
             prep.playable = False
@@ -627,10 +633,21 @@ class HandScore:
     sale: int = 0
     seller: str | None = None
     went_out: str | None = None
-    revoke_plays: list[tuple[int, int, str, str, str]] = field(default_factory=list)  # trick, pos, player, card, held
+    revoke_plays: list[tuple[int, int, str, str, str]] = field(default_factory=list)  # trick, pos, player, card,
+    # and the cards of the suit led the player held (space-separated)
+    saved_by_revoke: bool = False  # the pitcher fell short but cannot be set: someone else revoked
+    prep: PreparedHand | None = field(default=None, repr=False, compare=False)
     winners: list[str] = field(default_factory=list)  # taker of each trick
     trick_players: list[list[str]] = field(default_factory=list)  # who played each card, in play order
     set_back: dict[str, int] = field(default_factory=dict)  # points lost to a failed contract or a revoke
+
+    def held(self, player: str, trick: int) -> list[int]:
+        """The cards ``player`` held as trick ``trick`` (1-based) began; trick 1 gives the hand as dealt
+        (from the deal line, or inferred from the plays)."""
+        p = self.prep
+        if p is None or player not in p.seat_names:
+            return []
+        return cards_of(held_before(p, p.seat_names.index(player), trick - 1))
 
     def explain(self) -> str:
         """Why the points fell as they did: the breakdown quoted in S601 messages."""
@@ -648,6 +665,8 @@ class HandScore:
         if self.pitcher:
             if self.contract:
                 verdict = {True: "made it", False: "was set", None: "not judged"}[self.contract_made]
+                if self.saved_by_revoke:
+                    verdict = "fell short, but cannot be set: another player revoked"
                 parts.append(f"{self.pitcher} bid {self.contract}{' (smudge)' if self.smudge else ''} and {verdict}")
             else:
                 parts.append(f"{self.pitcher} pitched with no contract")
@@ -682,6 +701,7 @@ def _score_hand(prep: PreparedHand, b: int, batch: Batch | None, seats: _Seats, 
                    sides[seats.side(prep.pitcher)] if prep.pitcher >= 0 and seats.side(prep.pitcher) >= 0 else None,
                    prep.contract, prep.high_bid,
                    SUITS[prep.trump] if prep.trump >= 0 else None, False, "unplayable")
+    hs.prep = prep
     if prep.misdeal:
         hs.status = "misdeal"
     elif prep.thrown_in:
@@ -755,6 +775,7 @@ def _score_hand(prep: PreparedHand, b: int, batch: Batch | None, seats: _Seats, 
             hs.penalties[sides[r]] = penalty
         if p >= 0 and p not in revoke_sides and hs.contract_made is False:
             score[p] = made[p]  # a pitcher cannot be set in a hand where someone else revoked
+            hs.saved_by_revoke = True
     if prep.seller >= 0:
         hs.sale, hs.seller = prep.sale, sname(prep.seller)
         score[side(prep.seller)] += prep.sale
@@ -771,7 +792,7 @@ def _going_out(hs: HandScore, prep: PreparedHand, rules: Rules, before: dict[str
     reached = [s for s, v in after.items() if v >= target]
     pitcher_side = hs.pitcher_side
     if rules.smudge == "wins-game" and hs.smudge and hs.contract_made and pitcher_side is not None \
-            and before.get(pitcher_side, 0) >= 0 and not hs.revokers:
+            and before.get(pitcher_side, 0) >= 0 and pitcher_side not in hs.revokers:
         return pitcher_side
     if not reached:
         return None
@@ -804,7 +825,7 @@ def score_game(game: Game, rules: Rules, seats: _Seats, preps: list[PreparedHand
     sides = seats.side_names
     src = game.source
     total = {s: 0 for s in sides}  # points scored so far (counted up, whatever the sheet does)
-    written_total: dict[str, int] | None = None  # last `total` line, as written
+    sheet: dict[str, int] | None = {s: rules.game if rules.count_down else 0 for s in sides}
     sign = -1 if rules.count_down else 1
     ended_at: int | None = None
     for i, (h, prep) in enumerate(zip(game.hands, preps)):
@@ -857,27 +878,34 @@ def score_game(game: Game, rules: Rules, seats: _Seats, preps: list[PreparedHand
                         res.findings.append(Finding(
                             "S601", f"{s}: recorded {rec_text}, expected {exp} ({why})", src, h.score.line, col,
                             game.name, h.number, None, s, expected=str(exp), recorded=rec_text))
-        # S602: the sheet against itself
+        # S602: the sheet against itself.  ``sheet`` is what the sheet should read after the
+        # previous hand: the last total written plus every score written since (None: unknown).
+        if h.score is not None:
+            written_score: dict[str, int] | None = h.score.as_dict()
+        elif hs.scored:
+            written_score = hs.score
+        else:
+            written_score = None  # neither written nor recomputable: this hand's total cannot be checked
+        due = None if sheet is None or written_score is None else \
+            {s: sheet[s] + sign * written_score.get(s, 0) for s in sides}
         if h.total is not None:
             hs.recorded_total = h.total.as_dict()
-            written_score = h.score.as_dict() if h.score is not None else hs.score
-            for s in sides:
-                prev = written_total.get(s) if written_total is not None else None
-                if prev is None:
-                    prev = rules.game if rules.count_down else 0
+            for s in sides if due is not None else ():
                 rec = hs.recorded_total.get(s)
-                exp = prev + sign * written_score.get(s, 0)
                 if rec is None and h.total.unreadable:
                     continue
-                if rec != exp:
+                if rec != due[s]:
                     col = next((e.column for e in h.total.entries if e.key == s), 1)
                     op = "-" if rules.count_down else "+"
                     res.findings.append(Finding(
                         "S602", f"{s}: total written {'nothing' if rec is None else rec}, but the previous total "
-                        f"{prev} {op} this hand's written score {written_score.get(s, 0)} is {exp}",
-                        src, h.total.line, col, game.name, h.number, None, s, expected=str(exp),
+                        f"{sheet[s]} {op} this hand's written score {written_score.get(s, 0)} is {due[s]}",
+                        src, h.total.line, col, game.name, h.number, None, s, expected=str(due[s]),
                         recorded="nothing" if rec is None else str(rec)))
-            written_total = {s: hs.recorded_total.get(s, 0) for s in sides}
+            base = due or {}
+            sheet = {s: hs.recorded_total.get(s, base.get(s, 0)) for s in sides}
+        else:
+            sheet = due
         # S603: hands after the game was won
         if ended_at is not None:
             if i == ended_at + 1:

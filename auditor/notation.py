@@ -197,6 +197,7 @@ class Trick:
     column: int = _pos()
     comments: tuple[str, ...] = ()
     remark: str | None = None
+    unreadable: bool = field(default=False, compare=False)  # a card token could not be read (E103)
 
 
 @dataclass(frozen=True, slots=True)
@@ -471,19 +472,20 @@ class Parser:
 
     def _new_game(self) -> _GameBuilder:
         if self.game is not None:
-            self._finish_game()
+            self._finish_game(keep_comments=True)
         self.games_started += 1
         self.game = _GameBuilder(self.source, self.games_started, self.lineno)
         self._last_hand_number = 0
         return self.game
 
-    def _finish_game(self) -> None:
+    def _finish_game(self, keep_comments: bool = False) -> None:
         g = self.game
         if g is None:
             return
-        g.trailing.extend(self._take_comments())
-        self._check_game_tags(g)
+        if not keep_comments:  # comments just before a tag block belong to the next game
+            g.trailing.extend(self._take_comments())
         g.close_hand()
+        self._check_game_tags(g)
         self.done.append(g.build())
         self.game = None
         name = self.done[-1].name  # a GameId tag may come after a finding: name them all alike
@@ -587,7 +589,7 @@ class Parser:
             self.problem("E102", f"unknown statement {_show(word)} (expected one of: {', '.join(_KEYWORDS)}, "
                          "a trick, or a [Tag \"value\"] pair)", lead + 1)
             return
-        if word != kw and not word.endswith(":"):
+        if word.rstrip(":") != kw:
             self.problem("E102", f"keywords are lower case: write {kw!r}, not {_show(word)}", lead + 1)
             return
         if self.game is None:
@@ -858,7 +860,8 @@ class Parser:
             if not cards:
                 self.problem("E101", f"trick {number} has no cards", ncol)
             h["tricks"].append(Trick(number, tuple(plays), short, self.lineno, ncol,
-                                     comments if i == 0 else (), remark if i == len(groups) - 1 else None))
+                                     comments if i == 0 else (), remark if i == len(groups) - 1 else None,
+                                     len(plays) != len(cards)))
 
     def _score(self, kind: str):
         def handler(self: Parser, rest: str, at: int, remark: str | None, col: int) -> None:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import io
-import os
 import random
+from dataclasses import replace
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -222,6 +222,8 @@ def games(draw):
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(games(), min_size=1, max_size=3))
 def test_parse_write_parse_gives_the_same_records(gs):
+    # comment lines before a tag block belong to that game, so only the last game can end with comments
+    gs = [g if i == len(gs) - 1 else replace(g, trailing_comments=()) for i, g in enumerate(gs)]
     text = write_games(gs)
     parsed, problems = parse_text(text)
     # cards outside a preset's deck and such are the engine's business; the notation itself is clean

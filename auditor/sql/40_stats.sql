@@ -53,110 +53,141 @@
 -- column: settlement          settlement units won (+) or paid (-) over finished games of rule sets with a settlement (null: none)
 CREATE MACRO unit_stats(per := 'player', only_game := NULL, only_event := NULL, only_preset := NULL,
                         since := NULL, until := NULL, min_hands := 0) AS TABLE
-WITH hand_rows AS (
-    SELECT player AS unit, game_id, game, event, date, preset, status,
-           CAST(bid_turn AS BIGINT) AS bid_turns, CAST(bid IS NOT NULL AS BIGINT) AS bids,
-           won_auction, contract, contract_made, was_set, top_bid,
-           high, low, jack, game_point, points, score, set_back, revoked, scoring_errors
-    FROM player_hands
-    WHERE per = 'player'
-    UNION ALL
-    SELECT side AS unit, game_id, game, event, date, preset, status,
-           bid_turns, bids,
-           won_auction, contract, contract_made, was_set, top_bid,
-           high, low, jack, game_point, points, score, set_back, revoked, scoring_errors
-    FROM side_hands
-    WHERE per = 'team'
-),
-game_rows AS (
-    SELECT player AS unit, game_id, game, event, date, preset, finished, won, settles, settlement
-    FROM game_players
-    WHERE per = 'player'
-    UNION ALL
-    SELECT DISTINCT side AS unit, game_id, game, event, date, preset, finished, won, settles, settlement
-    FROM game_players
-    WHERE per = 'team'
-),
-hand_stats AS (
-    SELECT unit,
-           count(*) FILTER (WHERE status = 'played') AS hands,
-           sum(bid_turns) AS bid_turns,
-           sum(bids) AS bids,
-           count(*) FILTER (WHERE status = 'played' AND won_auction) AS auctions_won,
-           avg(contract) FILTER (WHERE status = 'played' AND won_auction) AS avg_winning_bid,
-           -- contract_made and was_set are only ever true in played hands
-           count(*) FILTER (WHERE contract_made) AS contracts_made,
-           count(*) FILTER (WHERE was_set) AS times_set,
-           coalesce(sum(set_back) FILTER (WHERE status = 'played'), 0) AS points_set_back,
-           count(*) FILTER (WHERE status = 'played' AND top_bid) AS smudge_attempts,
-           count(*) FILTER (WHERE status = 'played' AND top_bid AND contract_made) AS smudges_made,
-           count(*) FILTER (WHERE status = 'played' AND high) AS high,
-           count(*) FILTER (WHERE status = 'played' AND low) AS low,
-           count(*) FILTER (WHERE status = 'played' AND jack) AS jack,
-           count(*) FILTER (WHERE status = 'played' AND game_point) AS game_point,
-           sum(points) FILTER (WHERE status = 'played') AS points,
-           sum(score) FILTER (WHERE status = 'played') AS score,
-           count(*) FILTER (WHERE status = 'played' AND revoked) AS revokes,
-           sum(scoring_errors) AS scoring_errors
-    FROM hand_rows
+-- Each statistic is added up straight from the raw table that holds it, per unit, rather
+-- than through player_hands: one pass over each table and joins against the small
+-- game_players only, which is what lets this run over millions of hands. The definitions
+-- are player_hands' (a test checks that the two agree).
+WITH picked AS (
+    SELECT game_id
+    FROM games
     WHERE (only_game IS NULL OR game = only_game OR game_id = only_game)
       AND (only_event IS NULL OR event = only_event)
       AND (only_preset IS NULL OR preset = only_preset)
       AND (since IS NULL OR date >= since)
       AND (until IS NULL OR date <= until)
-    GROUP BY unit
 ),
+members AS (
+    -- whom a player's or a side's numbers are credited to
+    SELECT gp.*, CASE WHEN per = 'team' THEN gp.side ELSE gp.player END AS unit
+    FROM game_players AS gp
+    WHERE per IN ('player', 'team') AND gp.game_id IN (SELECT game_id FROM picked)
+),
+player_unit AS (SELECT game_id, player, side, top_bid, unit FROM members),
+side_unit AS (SELECT DISTINCT game_id, side, unit FROM members),
 game_stats AS (
     SELECT unit,
-           count(DISTINCT game_id) AS games,
-           count(DISTINCT game_id) FILTER (WHERE finished) AS games_finished,
-           count(DISTINCT game_id) FILTER (WHERE won) AS games_won,
+           count(*) AS games,
+           count(*) FILTER (WHERE finished) AS games_finished,
+           count(*) FILTER (WHERE won) AS games_won,
            sum(settlement) FILTER (WHERE settles) AS settlement
-    FROM game_rows
-    WHERE (only_game IS NULL OR game = only_game OR game_id = only_game)
-      AND (only_event IS NULL OR event = only_event)
-      AND (only_preset IS NULL OR preset = only_preset)
-      AND (since IS NULL OR date >= since)
-      AND (until IS NULL OR date <= until)
+    FROM (SELECT DISTINCT game_id, unit, finished, won, settles, settlement FROM members)
     GROUP BY unit
+),
+bid_stats AS (
+    -- every recorded auction, thrown-in hands included
+    SELECT pu.unit,
+           count(*) FILTER (WHERE b.word NOT IN ('sells', 'keeps')) AS bid_turns,
+           count(b.value) AS bids
+    FROM bids AS b
+    JOIN player_unit AS pu ON pu.game_id = b.game_id AND pu.player = b.player
+    GROUP BY pu.unit
+),
+side_stats AS (
+    -- hand_scores has a row per side for played hands only
+    SELECT su.unit,
+           count(*) AS hands,
+           count(*) FILTER (WHERE hs.high) AS high,
+           count(*) FILTER (WHERE hs.low) AS low,
+           count(*) FILTER (WHERE hs.jack) AS jack,
+           count(*) FILTER (WHERE hs.game_point) AS game_point,
+           sum(hs.points) AS points,
+           sum(hs.score) AS score,
+           sum(hs.set_back) AS points_set_back
+    FROM hand_scores AS hs
+    JOIN side_unit AS su ON su.game_id = hs.game_id AND su.side = hs.side
+    GROUP BY su.unit
+),
+contract_stats AS (
+    -- played hands with a contract, credited to the pitcher (or the pitcher's side)
+    SELECT pu.unit,
+           count(*) AS auctions_won,
+           avg(h.contract) AS avg_winning_bid,
+           count(*) FILTER (WHERE h.contract_made) AS contracts_made,
+           count(*) FILTER (WHERE NOT h.contract_made AND ps.set_back > 0) AS times_set,
+           count(*) FILTER (WHERE h.contract = pu.top_bid) AS smudge_attempts,
+           count(*) FILTER (WHERE h.contract = pu.top_bid AND h.contract_made) AS smudges_made
+    FROM hands AS h
+    JOIN player_unit AS pu ON pu.game_id = h.game_id AND pu.player = h.pitcher
+    LEFT JOIN hand_scores AS ps ON ps.game_id = h.game_id AND ps.hand = h.hand AND ps.pitcher_side
+    WHERE h.status = 'played' AND h.contract > 0
+    GROUP BY pu.unit
+),
+revoke_stats AS (
+    -- played hands with at least one revoke by the unit (several in a hand count once);
+    -- the SEMI JOIN keeps DuckDB from joining every hand to its players before the few revokes
+    SELECT pu.unit, count(DISTINCT (r.game_id, r.hand)) AS revokes
+    FROM (SELECT DISTINCT p.game_id, p.hand, p.player
+          FROM plays AS p
+          SEMI JOIN (SELECT game_id, hand FROM hands WHERE status = 'played') AS h
+              ON h.game_id = p.game_id AND h.hand = p.hand
+          WHERE p.revoke) AS r
+    JOIN player_unit AS pu ON pu.game_id = r.game_id AND pu.player = r.player
+    GROUP BY pu.unit
+),
+error_stats AS (
+    SELECT su.unit, count(*) AS scoring_errors
+    FROM findings AS f
+    JOIN side_unit AS su ON su.game_id = f.game_id AND su.side = f.player
+    WHERE f.code IN ('S601', 'S602') AND f.hand IS NOT NULL
+    GROUP BY su.unit
 )
 SELECT g.unit,
        g.games,
        g.games_finished,
        g.games_won,
        round(100 * g.games_won / nullif(g.games_finished, 0)::DOUBLE, 2) AS win_pct,
-       coalesce(h.hands, 0) AS hands,
-       CAST(coalesce(h.bid_turns, 0) AS BIGINT) AS bid_turns,
-       CAST(coalesce(h.bids, 0) AS BIGINT) AS bids,
-       round(100 * h.bids / nullif(h.bid_turns, 0)::DOUBLE, 2) AS bid_rate,
-       coalesce(h.auctions_won, 0) AS auctions_won,
-       round(h.avg_winning_bid, 2) AS avg_winning_bid,
-       coalesce(h.contracts_made, 0) AS contracts_made,
-       round(100 * h.contracts_made / nullif(h.auctions_won, 0)::DOUBLE, 2) AS contracts_made_pct,
-       coalesce(h.times_set, 0) AS times_set,
-       CAST(coalesce(h.points_set_back, 0) AS BIGINT) AS points_set_back,
-       coalesce(h.smudge_attempts, 0) AS smudge_attempts,
-       coalesce(h.smudges_made, 0) AS smudges_made,
-       round(100 * h.high / nullif(h.hands, 0)::DOUBLE, 2) AS high_per_100,
-       round(100 * h.low / nullif(h.hands, 0)::DOUBLE, 2) AS low_per_100,
-       round(100 * h.jack / nullif(h.hands, 0)::DOUBLE, 2) AS jack_per_100,
-       round(100 * h.game_point / nullif(h.hands, 0)::DOUBLE, 2) AS game_per_100,
-       round(h.points / nullif(h.hands, 0)::DOUBLE, 2) AS points_per_hand,
-       round(h.score / nullif(h.hands, 0)::DOUBLE, 2) AS score_per_hand,
-       coalesce(h.revokes, 0) AS revokes,
-       round(100 * h.revokes / nullif(h.hands, 0)::DOUBLE, 2) AS revokes_per_100,
-       CAST(coalesce(h.scoring_errors, 0) AS BIGINT) AS scoring_errors,
+       coalesce(s.hands, 0) AS hands,
+       coalesce(b.bid_turns, 0) AS bid_turns,
+       coalesce(b.bids, 0) AS bids,
+       round(100 * b.bids / nullif(b.bid_turns, 0)::DOUBLE, 2) AS bid_rate,
+       coalesce(c.auctions_won, 0) AS auctions_won,
+       round(c.avg_winning_bid, 2) AS avg_winning_bid,
+       coalesce(c.contracts_made, 0) AS contracts_made,
+       round(100 * c.contracts_made / nullif(c.auctions_won, 0)::DOUBLE, 2) AS contracts_made_pct,
+       coalesce(c.times_set, 0) AS times_set,
+       CAST(coalesce(s.points_set_back, 0) AS BIGINT) AS points_set_back,
+       coalesce(c.smudge_attempts, 0) AS smudge_attempts,
+       coalesce(c.smudges_made, 0) AS smudges_made,
+       round(100 * s.high / nullif(s.hands, 0)::DOUBLE, 2) AS high_per_100,
+       round(100 * s.low / nullif(s.hands, 0)::DOUBLE, 2) AS low_per_100,
+       round(100 * s.jack / nullif(s.hands, 0)::DOUBLE, 2) AS jack_per_100,
+       round(100 * s.game_point / nullif(s.hands, 0)::DOUBLE, 2) AS game_per_100,
+       round(s.points / nullif(s.hands, 0)::DOUBLE, 2) AS points_per_hand,
+       round(s.score / nullif(s.hands, 0)::DOUBLE, 2) AS score_per_hand,
+       coalesce(r.revokes, 0) AS revokes,
+       round(100 * coalesce(r.revokes, 0) / nullif(s.hands, 0)::DOUBLE, 2) AS revokes_per_100,
+       coalesce(e.scoring_errors, 0) AS scoring_errors,
        CAST(g.settlement AS BIGINT) AS settlement
 FROM game_stats AS g
-LEFT JOIN hand_stats AS h ON h.unit = g.unit
-WHERE coalesce(h.hands, 0) >= min_hands
+LEFT JOIN side_stats AS s ON s.unit = g.unit
+LEFT JOIN bid_stats AS b ON b.unit = g.unit
+LEFT JOIN contract_stats AS c ON c.unit = g.unit
+LEFT JOIN revoke_stats AS r ON r.unit = g.unit
+LEFT JOIN error_stats AS e ON e.unit = g.unit
+WHERE coalesce(s.hands, 0) >= min_hands
 ORDER BY g.games_won DESC, win_pct DESC NULLS LAST, points_per_hand DESC NULLS LAST, g.unit;
 
 -- view: player_stats
--- unit_stats per player over the whole dataset; the columns are unit_stats' with unit renamed player.
+-- unit_stats per player over the whole dataset, unfiltered.
+--
+-- column: player  the player
+-- columns: as unit_stats
 CREATE VIEW player_stats AS SELECT * RENAME (unit AS player) FROM unit_stats(per := 'player');
 
 -- view: team_stats
--- unit_stats per side (team in partnership presets, else player) over the whole dataset;
--- the columns are unit_stats' with unit renamed team.
+-- unit_stats per side (the team in partnership presets, else the player) over the whole
+-- dataset, unfiltered.
+--
+-- column: team  the side: a team in partnership presets, else a player
+-- columns: as unit_stats
 CREATE VIEW team_stats AS SELECT * RENAME (unit AS team) FROM unit_stats(per := 'team');

@@ -1,0 +1,216 @@
+"""Commands over the dataset with DuckDB: stats and query."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import pyarrow as pa
+import typer
+from rich.console import Console
+
+from ..render import emit_rows, rich_table, stderr_console, stdout_console, table_to_parquet, write_atomic
+from ..rules import PRESETS
+from ..warehouse import STAT_UNITS, QueryRefused, Warehouse, WarehouseError, open_data, run_query, schema_rows, \
+    stats as league_table
+from . import app, fail
+
+OUT_FORMATS = ("table", "csv", "json", "jsonl", "parquet")
+FormatOpt = Annotated[str, typer.Option("--format", help="table, csv, json, jsonl or parquet")]
+OutputOpt = Annotated[str | None, typer.Option("--output", "-o", help="write to this file (default stdout)")]
+
+
+def _date(value: str | None, option: str) -> dt.date | None:
+    if value is None:
+        return None
+    try:
+        return dt.date.fromisoformat(value.replace(".", "-"))
+    except ValueError:
+        raise fail(f"{option} takes a date YYYY-MM-DD (or YYYY.MM.DD), not {value!r}")
+
+
+def _check_format(fmt: str, output: str | None) -> None:
+    if fmt not in OUT_FORMATS:
+        raise fail(f"--format must be one of {', '.join(OUT_FORMATS)}, not {fmt!r}")
+    if fmt == "parquet" and not output and sys.stdout.isatty():
+        raise fail("parquet is binary: give --output FILE (or redirect stdout)")
+
+
+def _plain_numbers(table: pa.Table) -> pa.Table:
+    """Decimal columns as int64 or float64 for text output.
+
+    DuckDB's sum() of integers is a HUGEINT, which reaches Arrow as decimal128(38, 0); as
+    Python Decimals it would print as strings in JSON and left-aligned in tables.
+    """
+    cols = []
+    for f, col in zip(table.schema, table.columns):
+        if pa.types.is_decimal(f.type):
+            try:
+                col = col.cast(pa.int64()) if f.type.scale == 0 else col.cast(pa.float64())
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                pass  # too big for int64: leave it exact
+        cols.append(col)
+    return pa.table(cols, names=table.column_names)
+
+
+def _emit(table: pa.Table, fmt: str, output: str | None, title: str | None = None) -> None:
+    """A result in the chosen format; Parquet straight from Arrow, keeping DuckDB's types."""
+    try:
+        if fmt == "parquet":
+            data = table_to_parquet(table)
+            if output:
+                write_atomic(output, data)
+            else:
+                sys.stdout.buffer.write(data)
+                sys.stdout.flush()
+            return
+        emit_rows(_plain_numbers(table).to_pylist(), fmt, output, columns=table.column_names, title=title)
+    except OSError as e:
+        raise fail(f"cannot write {output}: {e.strerror or e}")
+
+
+# `stats --format table`: the columns in five tables that fit a terminal, each led by the name
+STAT_GROUPS = (
+    ("games", ("games", "games_finished", "games_won", "win_pct", "hands")),
+    ("auction", ("bid_turns", "bids", "bid_rate", "auctions_won", "avg_winning_bid")),
+    ("contracts", ("contracts_made", "contracts_made_pct", "times_set", "points_set_back", "smudge_attempts",
+                   "smudges_made")),
+    ("points (per 100 played hands, and per hand)", ("high_per_100", "low_per_100", "jack_per_100", "game_per_100",
+                                                     "points_per_hand", "score_per_hand")),
+    ("revokes, score sheet, settlement", ("revokes", "revokes_per_100", "scoring_errors", "settlement")),
+)
+
+
+def _stats_tables(table: pa.Table, by: str, output: str | None) -> None:
+    # headers with spaces, so that rich can wrap them; the names stay recognisable for --sort
+    label = {c: c.replace("_", " ") for c in table.column_names}
+    rows = [{label[k]: v for k, v in r.items()} for r in table.to_pylist()]
+    grouped = {c for _, cols in STAT_GROUPS for c in cols}
+    # a column added to the SQL but not to a group still shows, in the last table
+    extra = tuple(c for c in table.column_names if c != by and c not in grouped)
+    groups = list(STAT_GROUPS[:-1]) + [(STAT_GROUPS[-1][0], STAT_GROUPS[-1][1] + extra)]
+    settles = any(v is not None for v in table.column("settlement").to_pylist()) \
+        if "settlement" in table.column_names else False
+    tables = []
+    for title, cols in groups:
+        # settlement only where some game has one (auction's club settlement)
+        cols = [c for c in cols if c in table.column_names and (c != "settlement" or settles)]
+        tables.append(rich_table(rows, [label[by], *(label[c] for c in cols)], title=f"{title}, by {by}"))
+    if output:
+        buf = io.StringIO()
+        con = Console(file=buf, width=200, no_color=True)
+        for t in tables:
+            con.print(t)
+        try:
+            write_atomic(output, buf.getvalue().encode("utf-8"))
+        except OSError as e:
+            raise fail(f"cannot write {output}: {e.strerror or e}")
+        return
+    con = stdout_console()
+    for t in tables:
+        con.print(t)
+
+
+def _note_import(wh: Warehouse) -> None:
+    st = wh.imported
+    if st is not None:
+        stderr_console().print(f"read {st.games} game(s), {st.hands} hand(s) from {st.files} file(s) into a "
+                               f"temporary dataset ({len(st.findings)} finding(s))",
+                               markup=False, soft_wrap=True)
+
+
+@app.command()
+def stats(
+    paths: Annotated[list[str], typer.Argument(help="a dataset folder, or log files / folders to read on the fly")],
+    by: Annotated[str, typer.Option("--by", help="player, or team (partnership sides)")] = "player",
+    game: Annotated[str | None, typer.Option("--game", help="only this game (its name or game_id)")] = None,
+    event: Annotated[str | None, typer.Option("--event", help="only games with this Event tag")] = None,
+    rules: Annotated[str | None, typer.Option("--rules", help="only games audited under this preset")] = None,
+    since: Annotated[str | None, typer.Option("--since", help="only games dated on or after YYYY-MM-DD")] = None,
+    until: Annotated[str | None, typer.Option("--until", help="only games dated on or before YYYY-MM-DD")] = None,
+    min_hands: Annotated[int, typer.Option("--min-hands", min=0, help="leave out who played fewer hands")] = 0,
+    sort: Annotated[str | None, typer.Option("--sort", help="order by this column (numbers: largest first)")] = None,
+    fmt: FormatOpt = "table",
+    output: OutputOpt = None,
+) -> None:
+    """Player (or team) statistics: games won, bidding, contracts, points, revokes, settlement.
+
+    Every column is defined in docs/stats.md (and auditor/sql/40_stats.sql).
+    """
+    if by not in STAT_UNITS:
+        raise fail(f"--by must be player or team, not {by!r}")
+    if rules is not None and rules not in PRESETS:
+        raise fail(f"--rules takes a preset name ({', '.join(PRESETS)}), not {rules!r}")
+    _check_format(fmt, output)
+    since_d, until_d = _date(since, "--since"), _date(until, "--until")
+    try:
+        with open_data(paths) as wh:
+            _note_import(wh)
+            table = league_table(wh, by, game=game, event=event, preset=rules, since=since_d, until=until_d,
+                                 min_hands=min_hands, sort=sort)
+    except WarehouseError as e:
+        raise fail(str(e))
+    except OSError as e:
+        raise fail(f"cannot read the data: {e.strerror or e}")
+    if table.num_rows == 0:
+        stderr_console().print("no games match", markup=False, soft_wrap=True)
+    if fmt == "table":
+        _stats_tables(table, by, output)
+    else:
+        _emit(table, fmt, output)
+
+
+def _read_sql(sql: str | None) -> str:
+    if sql is None or sql == "-":
+        if sql is None and sys.stdin.isatty():
+            raise fail('give the SQL: auditor query "SELECT ..." (or @FILE, or - for stdin)')
+        return sys.stdin.read()
+    if sql.startswith("@"):
+        path = Path(sql[1:])
+        try:
+            return path.read_text("utf-8")
+        except OSError as e:
+            raise fail(f"cannot read {path}: {e.strerror or e}")
+        except UnicodeDecodeError:
+            raise fail(f"{path} is not UTF-8 text")
+    return sql
+
+
+@app.command()
+def query(
+    sql: Annotated[str | None, typer.Argument(
+        help="SQL, @FILE to read it from a file, or - (or nothing) for stdin")] = None,
+    data: Annotated[list[str], typer.Option(
+        "--data", help="a dataset folder, or log files / folders (repeatable)")] = [],
+    fmt: FormatOpt = "table",
+    output: OutputOpt = None,
+    schema: Annotated[bool, typer.Option("--schema", help="list the views and their columns instead")] = False,
+) -> None:
+    """Run read-only SQL over the dataset's views (player_hands, player_stats, the raw tables, ...).
+
+    Statements that could change anything (COPY, UPDATE, CREATE, ATTACH, SET, ...) are
+    refused with exit status 2; so is SQL DuckDB rejects, with its message.
+    """
+    _check_format(fmt, output)
+    text = None if schema else _read_sql(sql)
+    if not data and not schema:
+        stderr_console().print("no --data given: the views are empty", markup=False, soft_wrap=True)
+    try:
+        with open_data(data) as wh:
+            _note_import(wh)
+            if schema:
+                table = pa.Table.from_pylist(schema_rows(wh))
+                _emit(table.select(["view", "kind", "column", "type", "meaning"]), fmt, output,
+                      title="views (auditor query --schema)")
+                return
+            table = run_query(wh, text)
+    except QueryRefused as e:
+        raise fail(f"{e}; nothing was run")
+    except WarehouseError as e:
+        raise fail(str(e))
+    except OSError as e:
+        raise fail(f"cannot read the data: {e.strerror or e}")
+    _emit(table, fmt, output)

@@ -1,0 +1,15 @@
+-- table: rule_sets
+-- One row per distinct rule set (games.rules) in the dataset: what the other views need to
+-- know about a game's rules. The loader (auditor/warehouse.py) reads each rule set with
+-- auditor.rules, the one place that says what a preset and its keys mean, and hands the
+-- result to this file as `_rule_sets_source`; a rule set that does not parse has no row.
+--
+-- column: rules          the full rule set in Rules-tag form, as in games.rules (the key)
+-- column: preset         the preset it starts from
+-- column: partnership    points and scores belong to teams (teams=partners)
+-- column: top_bid        the number of the top bid when it has a name (smudge; moon in setback), else null
+-- column: top_bid_words  the words that name the top bid, comma-separated (null: none)
+-- column: game_to        points needed to win (points to count down from, with count_down)
+-- column: count_down     totals are kept as points still needed (sell)
+-- column: settles        finished games are settled in units (settlement=club, players alone)
+CREATE TABLE rule_sets AS SELECT * FROM _rule_sets_source;

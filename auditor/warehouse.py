@@ -1,0 +1,389 @@
+"""DuckDB over the Parquet dataset: read-only views, player statistics, and user SQL.
+
+:func:`connect` opens an in-memory DuckDB connection with one view per dataset table
+(reading the part files that ``manifest.json`` names) and the derived views and macros
+defined in ``auditor/sql/*.sql`` (``game_players``, ``player_hands``, ``side_hands``,
+``unit_stats``, ``player_stats``, ``team_stats``).  The SQL files are the reference for
+every derived column; :func:`schema_rows` reads their ``-- column:`` lines.
+
+Nothing a query does can change the data, by two locks:
+
+* :func:`check_read_only` lets through only statements that read: SELECT (WITH, FROM,
+  VALUES, DESCRIBE, SHOW, SUMMARIZE), EXPLAIN of such a statement, and a short list
+  of PRAGMAs that report.  COPY, EXPORT, ATTACH, INSTALL/LOAD, SET, CREATE, INSERT, UPDATE,
+  DELETE and the rest are refused before DuckDB sees them.
+* the connection itself is sandboxed once the views exist: external access is off except
+  for reading the part files, and the configuration is locked.  The part files must stay
+  readable, and DuckDB's ``allowed_paths`` lets a COPY overwrite them too, so the statement
+  check is the lock that matters; the sandbox keeps queries away from every other file.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+from .rules import RulesError, parse_rules
+from .tables import SCHEMAS, TABLES, ImportStats, import_paths, table_files
+
+# DuckDB types of the Arrow types in schemas/tables.json: an empty table's view must have
+# the same columns and types as a view over its Parquet files.
+_DUCK_TYPES = {
+    pa.string(): "VARCHAR", pa.bool_(): "BOOLEAN", pa.int8(): "TINYINT", pa.int16(): "SMALLINT",
+    pa.int32(): "INTEGER", pa.int64(): "BIGINT", pa.date32(): "DATE",
+    pa.timestamp("us", tz="UTC"): "TIMESTAMP WITH TIME ZONE", pa.list_(pa.string()): "VARCHAR[]",
+}
+
+# PRAGMAs that only report; every other PRAGMA (import_database, enable_profiling with its
+# output file, ...) is refused.
+_READ_PRAGMAS = frozenset({
+    "table_info", "show", "show_tables", "show_tables_expanded", "database_list", "database_size",
+    "version", "platform", "functions", "collations", "metadata_info", "storage_info", "user_agent",
+})
+_LEADING_NOISE = re.compile(r"^(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)*", re.S)
+_EXPLAIN = re.compile(r"^explain\b(?:\s+analyze\b)?\s*(?:\([^)]*\))?", re.I)
+_PRAGMA = re.compile(r"^pragma\s+([A-Za-z_][A-Za-z0-9_]*)", re.I)
+
+STAT_UNITS = ("player", "team")
+
+
+class WarehouseError(Exception):
+    """The warehouse could not do what was asked (bad SQL, a refused statement, no data)."""
+
+
+class QueryRefused(WarehouseError):
+    """A statement that could change something: refused before it runs."""
+
+
+@dataclass
+class Warehouse:
+    """An open, read-only connection and where its data came from."""
+
+    con: duckdb.DuckDBPyConnection
+    dataset: Path | None
+    imported: ImportStats | None = None  # set when logs were imported on the fly
+    files: dict[str, list[str]] = field(default_factory=dict)  # table -> part files read
+
+
+# --------------------------------------------------------------------------- the SQL files
+
+
+@dataclass
+class SqlObject:
+    """One view, table or macro defined in ``auditor/sql``, with its documentation."""
+
+    name: str
+    kind: str  # view, table or macro
+    doc: str
+    columns: dict[str, str]
+    file: str
+
+
+def sql_files() -> list[tuple[str, str]]:
+    """The derived-view SQL files in load order, as (name, text)."""
+    root = resources.files("auditor").joinpath("sql")
+    return sorted((p.name, p.read_text("utf-8")) for p in root.iterdir() if p.name.endswith(".sql"))
+
+
+def sql_objects() -> dict[str, SqlObject]:
+    """Every object the SQL files define, with the docs of its header comment.
+
+    A header is ``-- view: NAME`` (or ``table:``, ``macro:``), prose lines, then one
+    ``-- column: NAME meaning`` line per column; ``-- columns: as OTHER`` takes the column
+    docs of OTHER, defined earlier (the stats views are the unit_stats macro renamed).
+    """
+    out: dict[str, SqlObject] = {}
+    for fname, text in sql_files():
+        current: SqlObject | None = None  # the object whose header is being read
+        for line in text.splitlines():
+            if not line.startswith("--"):
+                if line.strip():
+                    current = None  # the header ends where the SQL starts
+                continue
+            body = line[2:].strip()
+            m = re.match(r"^(view|table|macro):\s*(\w+)$", body)
+            if m:
+                current = SqlObject(m.group(2), m.group(1), "", {}, fname)
+                out[current.name] = current
+            elif current is None:
+                continue
+            elif m := re.match(r"^column:\s*(\w+)\s+(.*)$", body):
+                current.columns[m.group(1)] = m.group(2).strip()
+            elif m := re.match(r"^columns:\s*as\s+(\w+)$", body):
+                current.columns.update(out[m.group(1)].columns)
+            elif body and not current.columns:
+                current.doc = f"{current.doc} {body}".strip()
+    return out
+
+
+# --------------------------------------------------------------------------- the connection
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _literal(value: str | int | dt.date | None) -> str:
+    """A SQL literal for a value from the command line (quoted, never pasted raw)."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, dt.date):
+        return f"DATE '{value.isoformat()}'"
+    return _quote(str(value))
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _raw_view_sql(table: str, files: Sequence[str]) -> str:
+    if files:
+        return f"CREATE VIEW {table} AS SELECT * FROM read_parquet([{', '.join(_quote(f) for f in files)}])"
+    cols = ", ".join(f"CAST(NULL AS {_DUCK_TYPES[f.type]}) AS {_ident(f.name)}" for f in SCHEMAS[table])
+    return f"CREATE VIEW {table} AS SELECT {cols} LIMIT 0"
+
+
+def _rule_sets(con: duckdb.DuckDBPyConnection) -> pa.Table:
+    """One row per distinct rule set in ``games``, read with :mod:`auditor.rules`."""
+    rows = []
+    for (text,) in con.execute("SELECT DISTINCT rules FROM games WHERE rules IS NOT NULL").fetchall():
+        try:
+            r = parse_rules(text)
+        except RulesError:
+            continue  # the game was not audited under it either: its rows carry no scores
+        rows.append({"rules": text, "preset": r.preset, "partnership": r.partnership,
+                     "top_bid": r.max_bid if r.top_bid_words else None,
+                     "top_bid_words": ",".join(r.top_bid_words) or None, "game_to": r.game,
+                     "count_down": r.count_down,
+                     # the engine settles only games played alone (see engine.score_game)
+                     "settles": r.settlement == "club" and not r.partnership})
+    schema = pa.schema([("rules", pa.string()), ("preset", pa.string()), ("partnership", pa.bool_()),
+                        ("top_bid", pa.int32()), ("top_bid_words", pa.string()), ("game_to", pa.int32()),
+                        ("count_down", pa.bool_()), ("settles", pa.bool_())])
+    return pa.Table.from_pylist(rows, schema=schema)
+
+
+def connect(dataset: str | Path | None) -> Warehouse:
+    """A read-only DuckDB connection with the raw and derived views over ``dataset``.
+
+    ``None`` gives the same views over no data (for ``--schema``).  Raises
+    :class:`WarehouseError` when ``dataset`` has no ``manifest.json``.
+    """
+    root = Path(dataset).resolve() if dataset is not None else None
+    if root is not None and not (root / "manifest.json").is_file():
+        raise WarehouseError(f"{dataset} is not a dataset (no manifest.json): give a dataset made by "
+                             "`auditor import`, or log files")
+    con = duckdb.connect(":memory:")
+    files: dict[str, list[str]] = {}
+    try:
+        for t in TABLES:
+            files[t] = [str(p) for p in table_files(root, t)] if root is not None else []
+            con.execute(_raw_view_sql(t, files[t]))
+        # 00_rule_sets.sql copies this into the table rule_sets
+        con.register("_rule_sets_source", _rule_sets(con))
+        for _, text in sql_files():
+            con.execute(text)
+        con.unregister("_rule_sets_source")
+        # The sandbox: from here on only the part files can be opened, and no setting can change.
+        con.execute("SET allowed_paths = $paths", {"paths": [f for fs in files.values() for f in fs]})
+        con.execute("SET enable_external_access = false")
+        con.execute("SET lock_configuration = true")
+    except duckdb.Error as e:
+        con.close()
+        raise WarehouseError(f"cannot open the dataset {dataset}: {e}") from None
+    return Warehouse(con, root, files=files)
+
+
+def is_dataset(path: str | Path) -> bool:
+    """Whether ``path`` is a dataset folder (it has a ``manifest.json``)."""
+    return (Path(path) / "manifest.json").is_file()
+
+
+@contextmanager
+def open_data(paths: Sequence[str], override: str = "") -> Iterator[Warehouse]:
+    """A warehouse over a dataset, or over logs imported into a temporary dataset.
+
+    One path that is a dataset folder is opened as it is; anything else (log files,
+    folders of ``*.pitch``, ``-``) is parsed and audited into a dataset that lives as long
+    as the ``with`` block.  No paths at all gives empty views.
+    """
+    if not paths or (len(paths) == 1 and is_dataset(paths[0])):
+        wh = connect(paths[0] if paths else None)
+        try:
+            yield wh
+        finally:
+            wh.con.close()
+        return
+    with tempfile.TemporaryDirectory(prefix="auditor-") as tmp:
+        imported = import_paths(paths, tmp, override=override)
+        missing = [f for f in imported.findings if f.code == "E100"]
+        if missing:
+            raise WarehouseError("; ".join(f.message for f in missing))
+        wh = connect(tmp)
+        wh.imported = imported
+        try:
+            yield wh
+        finally:
+            wh.con.close()  # before the folder goes
+
+
+# --------------------------------------------------------------------------- user SQL
+
+
+def _strip_noise(sql: str) -> str:
+    return _LEADING_NOISE.sub("", sql, count=1)
+
+
+def check_read_only(con: duckdb.DuckDBPyConnection, sql: str) -> list[str]:
+    """The statements of ``sql``, if every one only reads; else :class:`QueryRefused`.
+
+    Raises :class:`WarehouseError` with DuckDB's message when ``sql`` does not parse.
+    """
+    try:
+        statements = con.extract_statements(sql)
+    except duckdb.Error as e:
+        raise WarehouseError(str(e)) from None
+    if not statements:
+        raise WarehouseError("no SQL statement given")
+    out = []
+    for st in statements:
+        _check_statement(con, st)
+        out.append(st.query)
+    return out
+
+
+def _check_statement(con: duckdb.DuckDBPyConnection, st) -> None:
+    kind = st.type
+    text = _strip_noise(st.query)
+    if kind == duckdb.StatementType.SELECT:
+        return
+    if kind == duckdb.StatementType.PRAGMA:
+        m = _PRAGMA.match(text)
+        if m and m.group(1).lower() in _READ_PRAGMAS:
+            return
+        word = m.group(1) if m else text[:40]
+        raise QueryRefused(f"refused: PRAGMA {word} is not one of the PRAGMAs that only report "
+                           f"({', '.join(sorted(_READ_PRAGMAS))})")
+    if kind == duckdb.StatementType.EXPLAIN:
+        # EXPLAIN ANALYZE runs the statement it explains: check that one too
+        m = _EXPLAIN.match(text)
+        inner = text[m.end():] if m else ""
+        try:
+            inner_sts = con.extract_statements(inner) if inner.strip() else []
+        except duckdb.Error:
+            inner_sts = []
+        if len(inner_sts) != 1:
+            raise QueryRefused("refused: cannot tell what this EXPLAIN explains (EXPLAIN ANALYZE runs it)")
+        _check_statement(con, inner_sts[0])
+        return
+    name = str(kind).rsplit(".", 1)[-1].replace("_", " ")
+    raise QueryRefused(f"refused: {name} statements could change the data or reach outside the dataset; queries "
+                       "are read-only (SELECT, WITH, EXPLAIN, DESCRIBE, SHOW, SUMMARIZE and reporting PRAGMAs)")
+
+
+def run_query(wh: Warehouse, sql: str) -> pa.Table:
+    """Run ``sql`` (one or more read-only statements) and return the last statement's result.
+
+    Earlier statements are checked and bound, so their errors are reported, but since
+    nothing may write, their results cannot matter to the last one and are not computed.
+    Raises :class:`QueryRefused` for a statement that could write and
+    :class:`WarehouseError` with DuckDB's message for SQL that fails.
+    """
+    statements = check_read_only(wh.con, sql)
+    try:
+        for text in statements[:-1]:
+            wh.con.sql(text)
+        rel = wh.con.sql(statements[-1])
+        return _dedupe_names(rel.to_arrow_table()) if rel is not None else pa.table({})
+    except duckdb.Error as e:
+        raise WarehouseError(str(e)) from None
+
+
+def _dedupe_names(table: pa.Table) -> pa.Table:
+    # SELECT 1 AS a, 2 AS a is legal SQL, but rows as dicts would lose a column
+    seen: dict[str, int] = {}
+    names = []
+    for n in table.column_names:
+        seen[n] = seen.get(n, 0) + 1
+        names.append(n if seen[n] == 1 else f"{n}_{seen[n]}")
+    return table if names == table.column_names else table.rename_columns(names)
+
+
+# --------------------------------------------------------------------------- stats
+
+
+def stat_columns(wh: Warehouse, by: str = "player") -> list[str]:
+    """The columns of ``auditor stats`` in order, the first named after ``by``."""
+    cols = [d[0] for d in wh.con.execute("DESCRIBE SELECT * FROM unit_stats()").fetchall()]
+    return [by if c == "unit" else c for c in cols]
+
+
+def stats(wh: Warehouse, by: str = "player", *, game: str | None = None, event: str | None = None,
+          preset: str | None = None, since: dt.date | None = None, until: dt.date | None = None,
+          min_hands: int = 0, sort: str | None = None) -> pa.Table:
+    """The league table: the ``unit_stats`` macro per player or team, filtered and sorted.
+
+    ``sort`` names a column: numbers sort largest first, the name column A to Z; without
+    it the order is games won, win %, points per hand.
+    """
+    if by not in STAT_UNITS:
+        raise WarehouseError(f"--by must be player or team, not {by!r}")
+    cols = stat_columns(wh, by)
+    order = ""
+    if sort is not None:
+        if sort not in cols:
+            raise WarehouseError(f"unknown sort column {sort!r} (columns: {', '.join(cols)})")
+        direction = "ASC" if sort == by else "DESC NULLS LAST"
+        order = f" ORDER BY {_ident(sort)} {direction}, {_ident(by)}"
+    # Literals, not $parameters: DuckDB folds `NULL IS NULL OR ...` away at plan time only
+    # when it can see the value, and the unfiltered table is the common case.
+    args = {"per": by, "only_game": game, "only_event": event, "only_preset": preset, "since": since,
+            "until": until, "min_hands": int(min_hands)}
+    sql = (f"SELECT * RENAME (unit AS {_ident(by)}) FROM unit_stats("
+           + ", ".join(f"{k} := {_literal(v)}" for k, v in args.items()) + f"){order}")
+    try:
+        return wh.con.sql(sql).to_arrow_table()
+    except duckdb.Error as e:
+        raise WarehouseError(str(e)) from None
+
+
+# --------------------------------------------------------------------------- schema
+
+
+def schema_rows(wh: Warehouse) -> list[dict]:
+    """Every view, table and macro a query can use, column by column, with its meaning."""
+    objects = sql_objects()
+    rows: list[dict] = []
+    types = {}
+    for name, col, typ in wh.con.execute(
+            "SELECT table_name, column_name, data_type FROM duckdb_columns() "
+            "WHERE NOT internal ORDER BY table_name, column_index").fetchall():
+        types.setdefault(name, []).append((col, typ))
+    for t in TABLES:
+        table_doc = SCHEMAS[t].metadata[b"doc"].decode()
+        for f in SCHEMAS[t]:
+            rows.append({"view": t, "kind": "raw", "column": f.name,
+                         "type": dict(types.get(t, [])).get(f.name, _DUCK_TYPES[f.type]),
+                         "meaning": f.metadata[b"doc"].decode(), "about": table_doc})
+    for name, obj in objects.items():
+        if obj.kind == "macro":
+            cols = [(d[0], d[1]) for d in wh.con.execute(f"DESCRIBE SELECT * FROM {name}()").fetchall()]
+        else:
+            cols = types.get(name, [])
+        for col, typ in cols:
+            rows.append({"view": name if obj.kind != "macro" else f"{name}(...)", "kind": obj.kind, "column": col,
+                         "type": typ, "meaning": obj.columns.get(col, ""), "about": obj.doc})
+    return rows

@@ -1,0 +1,232 @@
+"""`auditor stats` and `auditor query` through the command line (typer's CliRunner).
+
+The numbers are the hand counts of tests/test_warehouse.py, on tests/fixtures/stats/.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+from auditor.cli import app
+from auditor.tables import import_paths
+
+from .conftest import ROOT
+
+FIXTURES = ROOT / "tests" / "fixtures" / "stats"
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def ds(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("cli") / "ds"
+    import_paths([str(FIXTURES)], out)
+    return out
+
+
+def invoke(*args: str, input: str | None = None):
+    return runner.invoke(app, list(args), input=input)
+
+
+def csv_rows(text: str) -> list[dict]:
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def digest(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+# --------------------------------------------------------------------------- stats
+
+
+def test_stats_table_is_the_default(ds):
+    r = invoke("stats", str(ds))
+    assert r.exit_code == 0, r.output
+    out = r.stdout
+    for title in ("games, by player", "auction, by player", "contracts, by player", "points", "revokes"):
+        assert title in out
+    for name in ("Ann", "Bob", "Cal", "Dee"):
+        assert name in out
+    assert "Traceback" not in r.output
+
+
+def test_stats_json_and_csv(ds):
+    r = invoke("stats", str(ds), "--format", "json")
+    assert r.exit_code == 0, r.output
+    rows = {x["player"]: x for x in json.loads(r.stdout)}
+    # Ann: 8 played hands, 4 bids in 8 turns, 3 auctions won (2, 4, 3), settlement +3 from club-1
+    assert rows["Ann"]["hands"] == 8 and rows["Ann"]["bid_rate"] == 50.0
+    assert rows["Ann"]["avg_winning_bid"] == 3.0 and rows["Ann"]["settlement"] == 3
+    # Bob: set back 3 in club-2 and 2 for his revoke in club-1
+    assert rows["Bob"]["points_set_back"] == 5 and rows["Bob"]["revokes"] == 1
+    assert rows["Dee"]["settlement"] is None
+    r = invoke("stats", str(ds), "--format", "csv", "--sort", "scoring_errors")
+    assert r.exit_code == 0, r.output
+    table = csv_rows(r.stdout)
+    assert table[0]["player"] == "Cal" and table[0]["scoring_errors"] == "2"  # S601 and S602 in club-1
+
+
+def test_stats_by_team_with_filters(ds):
+    r = invoke("stats", str(ds), "--by", "team", "--rules", "partnership", "--format", "csv")
+    assert r.exit_code == 0, r.output
+    rows = {x["team"]: x for x in csv_rows(r.stdout)}
+    assert set(rows) == {"NS", "EW"}
+    assert rows["NS"]["games_won"] == "1" and rows["NS"]["auctions_won"] == "1"
+    assert rows["EW"]["game_per_100"] == "100.0"
+    # club-2 only (dated 2026.01.15), both date spellings accepted
+    for since in ("2026-01-10", "2026.01.10"):
+        r = invoke("stats", str(ds), "--event", "Club", "--since", since, "--until", "2026-01-31", "--format", "json")
+        assert r.exit_code == 0, r.output
+        rows = {x["player"]: x for x in json.loads(r.stdout)}
+        assert rows["Bob"]["games"] == 1 and rows["Bob"]["times_set"] == 1
+    r = invoke("stats", str(ds), "--game", "club-1", "--min-hands", "3", "--format", "json")
+    assert [x["player"] for x in json.loads(r.stdout)] == ["Ann", "Cal", "Bob"]
+
+
+def test_stats_parquet_output(ds, tmp_path):
+    out = tmp_path / "stats.parquet"
+    r = invoke("stats", str(ds), "--format", "parquet", "--output", str(out))
+    assert r.exit_code == 0, r.output
+    t = pq.read_table(out)
+    rows = {x["player"]: x for x in t.to_pylist()}
+    assert rows["Cal"]["auctions_won"] == 3 and rows["Cal"]["times_set"] == 1
+    assert t.schema.field("win_pct").type == "double"
+
+
+def test_stats_table_to_a_file(ds, tmp_path):
+    out = tmp_path / "stats.txt"
+    r = invoke("stats", str(ds), "--output", str(out))
+    assert r.exit_code == 0 and r.stdout == ""
+    assert "contracts, by player" in out.read_text(encoding="utf-8")
+
+
+def test_stats_straight_from_logs(ds):
+    from_logs = invoke("stats", str(FIXTURES), "--format", "json")
+    assert from_logs.exit_code == 0, from_logs.output
+    assert "temporary dataset" in from_logs.stderr
+    assert json.loads(from_logs.stdout) == json.loads(invoke("stats", str(ds), "--format", "json").stdout)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--by", "dealer"], "--by must be player or team"),
+    (["--rules", "bridge"], "preset"),
+    (["--since", "last week"], "--since takes a date"),
+    (["--sort", "luck"], "unknown sort column 'luck'"),
+    (["--format", "xml"], "--format must be one of"),
+])
+def test_stats_bad_arguments_exit_2(ds, args, message):
+    r = invoke("stats", str(ds), *args)
+    assert r.exit_code == 2
+    assert message in r.stderr and "Traceback" not in r.output
+
+
+def test_stats_unreadable_path_exits_2(tmp_path):
+    r = invoke("stats", str(tmp_path / "nowhere.pitch"))
+    assert r.exit_code == 2 and "nowhere.pitch" in r.stderr
+
+
+# --------------------------------------------------------------------------- query
+
+
+def test_query_csv_over_the_views(ds):
+    r = invoke("query", "SELECT player, sum(points)::INT AS points FROM player_hands WHERE game = 'club-1' "
+                        "GROUP BY ALL ORDER BY player", "--data", str(ds), "--format", "csv")
+    assert r.exit_code == 0, r.output
+    # club-1: Ann 1+1+4, Bob 0, Cal 3+3+0 (the misdeal has no points)
+    assert r.stdout == "player,points\nAnn,6\nBob,0\nCal,6\n"
+
+
+def test_query_sums_print_as_numbers(ds):
+    r = invoke("query", "SELECT sum(points) AS s FROM hand_scores", "--data", str(ds), "--format", "json")
+    assert r.exit_code == 0, r.output
+    # points taken: club-1 (1+3) + (1+3) + 4, club-2 (1+2+1) + (1+1+2), pair-1 3+1, sell-1 (3+1) + (2+1)
+    assert json.loads(r.stdout) == [{"s": 12 + 8 + 4 + 7}]
+
+
+def test_query_from_a_file_and_from_stdin(ds, tmp_path):
+    report = tmp_path / "report.sql"
+    report.write_text("-- revokes per player\nSELECT player, count(*) AS n FROM plays WHERE revoke GROUP BY ALL;\n",
+                      encoding="utf-8")
+    r = invoke("query", f"@{report}", "--data", str(ds), "--format", "json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout) == [{"player": "Bob", "n": 1}]
+    r = invoke("query", "--data", str(ds), "--format", "csv", input="SELECT count(*) AS n FROM hands")
+    assert r.exit_code == 0, r.output
+    assert r.stdout == "n\n9\n"
+    r = invoke("query", "-", "--data", str(ds), "--format", "csv", input="SELECT count(*) AS n FROM games")
+    assert r.stdout == "n\n4\n"
+    r = invoke("query", f"@{tmp_path / 'missing.sql'}", "--data", str(ds))
+    assert r.exit_code == 2 and "missing.sql" in r.stderr
+
+
+def test_query_parquet_output(ds, tmp_path):
+    out = tmp_path / "q.parquet"
+    r = invoke("query", "SELECT * FROM player_hands", "--data", str(ds), "--format", "parquet", "--output", str(out))
+    assert r.exit_code == 0, r.output
+    assert pq.read_table(out).num_rows == 3 * 4 + 3 * 2 + 4 * 1 + 4 * 2  # players x hands of each game
+
+
+def test_query_over_logs(ds):
+    r = invoke("query", "SELECT count(*) AS n FROM player_hands", "--data", str(FIXTURES / "club.pitch"),
+               "--format", "csv")
+    assert r.exit_code == 0, r.output
+    assert r.stdout == "n\n18\n"  # 3 players x 6 hands
+
+
+@pytest.mark.parametrize("sql, message", [
+    ("SELEC 1", "syntax error"),
+    ("SELECT * FROM no_such_view", "no_such_view"),
+    ("SELECT 1/'x'", "Error"),
+])
+def test_bad_sql_gets_duckdbs_message_and_exit_2(ds, sql, message):
+    r = invoke("query", sql, "--data", str(ds))
+    assert r.exit_code == 2
+    assert message in r.stderr and "Traceback" not in r.output and r.stdout == ""
+
+
+@pytest.mark.parametrize("sql", [
+    "UPDATE hands SET contract = 9 WHERE hand = 1",
+    "DELETE FROM plays",
+    "COPY (SELECT * FROM plays) TO '{part}' (FORMAT parquet, USE_TMP_FILE false)",
+    "COPY hands TO '{root}/hands.csv'",
+    "EXPLAIN ANALYZE COPY (SELECT 1 AS a) TO '{part}' (FORMAT parquet, USE_TMP_FILE false)",
+])
+def test_writes_are_refused_with_exit_2_and_the_data_unchanged(ds, tmp_path, sql):
+    root = tmp_path / "ds"
+    shutil.copytree(ds, root)
+    manifest = json.loads((root / "manifest.json").read_text())
+    part = root / manifest["tables"]["plays"][0]
+    before = digest(root)
+    r = invoke("query", sql.format(part=part, root=root), "--data", str(root))
+    assert r.exit_code == 2, r.output
+    assert "refused" in r.stderr and "nothing was run" in r.stderr and "Traceback" not in r.output
+    assert digest(root) == before
+    r = invoke("query", "SELECT count(*) AS n FROM plays", "--data", str(root), "--format", "csv")
+    # 5 played club hands of 18 cards, pair-1's 24, sell-1's 2 x 24
+    assert r.stdout == "n\n" + str(5 * 18 + 24 + 2 * 24) + "\n"
+
+
+def test_schema_lists_views_and_columns():
+    r = invoke("query", "--schema", "--format", "json")
+    assert r.exit_code == 0, r.output
+    rows = json.loads(r.stdout)
+    cols = {(x["view"], x["column"]) for x in rows}
+    assert ("player_hands", "was_set") in cols and ("hands", "contract_made") in cols
+    assert ("player_stats", "smudges_made") in cols and ("unit_stats(...)", "unit") in cols
+    assert all(x["meaning"] for x in rows)
+    r = invoke("query", "--schema")
+    assert r.exit_code == 0 and "player_hands" in r.stdout
+
+
+def test_query_without_data_runs_over_empty_views():
+    r = invoke("query", "SELECT count(*) AS n FROM player_stats", "--format", "csv")
+    assert r.exit_code == 0 and r.stdout == "n\n0\n" and "views are empty" in r.stderr
