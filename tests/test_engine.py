@@ -184,3 +184,21 @@ def test_card_played_twice_and_not_dealt():
     tricks = TRICKS.replace("Ann:KC", "Ann:AC")
     text = HEAD.format(rules="auction") + hand("Bob 2, Cal pass, Dee pass, Ann pass", tricks)
     assert ("D201", 6) in [(f.code, f.trick) for f in audit_text(text)[1]]
+
+
+def test_sample_logs_give_exactly_their_documented_flaws():
+    from .conftest import SAMPLE_LOGS
+    from auditor.notation import parse_file
+
+    found = []
+    for f in sorted(SAMPLE_LOGS.glob("*.pitch")):
+        games, problems = parse_file(f)
+        found += [(f.name, p.line, p.code) for p in problems]
+        found += [(f.name, x.line, x.code) for r in audit_games(games) for x in r.findings]
+    assert sorted(set(found)) == sorted([
+        ("auction.pitch", 63, "R501"), ("auction.pitch", 184, "R501"), ("auction.pitch", 240, "S601"),
+        ("cutthroat.pitch", 182, "R501"), ("cutthroat.pitch", 192, "E103"), ("cutthroat.pitch", 266, "S601"),
+        ("partnership.pitch", 230, "R501"), ("partnership.pitch", 276, "S602"), ("sell.pitch", 37, "R501"),
+        ("sell.pitch", 174, "S602"), ("setback.pitch", 131, "E102"), ("setback.pitch", 251, "S601"),
+        ("setback.pitch", 261, "R501")])
+    assert len(found) == 15  # two S601 lines name two players each
