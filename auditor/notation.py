@@ -953,13 +953,13 @@ def _looks_binary(head: bytes) -> bool:
     return bad > len(text) * 0.1
 
 
-def iter_games(stream: BinaryIO, source: str, first_line: int = 1,
-               sniff: bool = True) -> Iterator[tuple[list[Game], list[Finding]]]:
+def iter_games(stream: BinaryIO, source: str, first_line: int = 1, sniff: bool = True,
+               first_game: int = 0) -> Iterator[tuple[list[Game], list[Finding]]]:
     """Parse a binary stream lazily: yields (games completed, findings) in batches.
 
     Memory stays flat: a game is handed over as soon as the next one starts.
-    ``first_line`` numbers the stream's first line (a chunk of a larger file);
-    ``sniff`` checks that the stream is text at all.
+    ``first_line`` numbers the stream's first line and ``first_game`` counts the games
+    before it (a chunk of a larger file); ``sniff`` checks that the stream is text at all.
     """
     head = stream.read(_BINARY_SNIFF)
     if sniff and _looks_binary(head):
@@ -967,6 +967,7 @@ def iter_games(stream: BinaryIO, source: str, first_line: int = 1,
                            f"{len(head)} bytes): skipped", source, 1, 1)]
         return
     p = Parser(source)
+    p.games_started = first_game
     lineno = first_line - 1
     buf = head
     while True:

@@ -33,7 +33,8 @@ import duckdb
 import pyarrow as pa
 
 from .rules import RulesError, parse_rules
-from .tables import SCHEMAS, TABLES, ImportStats, import_paths, table_files
+from .dataset import ImportStats, import_paths, table_files
+from .tables import SCHEMAS, TABLES
 
 # DuckDB types of the Arrow types in schemas/tables.json: an empty table's view must have
 # the same columns and types as a view over its Parquet files.
@@ -151,7 +152,7 @@ def _ident(name: str) -> str:
 
 def _raw_view_sql(table: str, files: Sequence[str]) -> str:
     if files:
-        return f"CREATE VIEW {table} AS SELECT * FROM read_parquet([{', '.join(_quote(f) for f in files)}])"
+        return f"CREATE VIEW {table} AS SELECT * FROM read_parquet([{', '.join(_quote(f) for f in files)}], hive_partitioning = false)"
     cols = ", ".join(f"CAST(NULL AS {_DUCK_TYPES[f.type]}) AS {_ident(f.name)}" for f in SCHEMAS[table])
     return f"CREATE VIEW {table} AS SELECT {cols} LIMIT 0"
 
@@ -183,8 +184,8 @@ def connect(dataset: str | Path | None) -> Warehouse:
     :class:`WarehouseError` when ``dataset`` has no ``manifest.json``.
     """
     root = Path(dataset).resolve() if dataset is not None else None
-    if root is not None and not (root / "manifest.json").is_file():
-        raise WarehouseError(f"{dataset} is not a dataset (no manifest.json): give a dataset made by "
+    if root is not None and not (root / "current" / "manifest.json").is_file():
+        raise WarehouseError(f"{dataset} is not a dataset (no current/manifest.json): give a dataset made by "
                              "`auditor import`, or log files")
     con = duckdb.connect(":memory:")
     files: dict[str, list[str]] = {}
@@ -209,7 +210,7 @@ def connect(dataset: str | Path | None) -> Warehouse:
 
 def is_dataset(path: str | Path) -> bool:
     """Whether ``path`` is a dataset folder (it has a ``manifest.json``)."""
-    return (Path(path) / "manifest.json").is_file()
+    return (Path(path) / "current" / "manifest.json").is_file()
 
 
 @contextmanager

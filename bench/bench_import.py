@@ -36,12 +36,12 @@ with open(PATH, "rb") as f:
         n += sum(len(g.hands) for g in games)
 """,
     "parse+audit": """
-from auditor.tables import process
+from auditor.dataset import process
 n = process([PATH]).hands
 """,
     "import": """
 import shutil
-from auditor.tables import import_paths
+from auditor.dataset import import_paths
 shutil.rmtree(OUT, ignore_errors=True)
 n = import_paths([PATH], OUT).hands
 """,

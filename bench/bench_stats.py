@@ -25,7 +25,7 @@ from pathlib import Path
 import duckdb
 
 from auditor.simulate import simulate
-from auditor.tables import import_paths, read_manifest, table_files
+from auditor.dataset import import_paths, table_files
 from auditor.warehouse import connect, stats
 
 HERE = Path(__file__).resolve().parent
@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     run = best_of(args.repeat, lambda: stats(wh))
     team = best_of(args.repeat, lambda: stats(wh, "team"))
     ratio = run / scan
-    print(f"dataset: {root} ({hands} hands, {scan_rows} plays, {len(read_manifest(root)['tables']['plays'])} "
+    print(f"dataset: {root} ({hands} hands, {scan_rows} plays, {len(table_files(root, 'plays'))} "
           f"plays part file(s)); duckdb {duckdb.__version__}, {con.execute('SELECT current_setting(' + repr('threads') + ')').fetchone()[0]} threads")
     print(f"full scan of plays (every column): {scan:.3f} s")
     print(f"narrow scan of plays (6 columns):  {narrow:.3f} s")

@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from auditor.cli import app
-from auditor.tables import import_paths
+from auditor.dataset import import_paths, table_files
 
 from .conftest import ROOT
 
@@ -203,8 +203,7 @@ def test_bad_sql_gets_duckdbs_message_and_exit_2(ds, sql, message):
 def test_writes_are_refused_with_exit_2_and_the_data_unchanged(ds, tmp_path, sql):
     root = tmp_path / "ds"
     shutil.copytree(ds, root)
-    manifest = json.loads((root / "manifest.json").read_text())
-    part = root / manifest["tables"]["plays"][0]
+    part = table_files(root, "plays")[0]
     before = digest(root)
     r = invoke("query", sql.format(part=part, root=root), "--data", str(root))
     assert r.exit_code == 2, r.output

@@ -41,7 +41,8 @@ import pytest
 from auditor.notation import parse_teams
 from auditor.rules import parse_rules
 from auditor.simulate import simulate
-from auditor.tables import SCHEMAS, TABLES, import_paths, read_manifest, read_table
+from auditor.dataset import import_paths, read_table, table_files
+from auditor.tables import SCHEMAS, TABLES
 from auditor.warehouse import QueryRefused, WarehouseError, check_read_only, connect, open_data, run_query, \
     schema_rows, sql_objects, stat_columns, stats
 
@@ -564,7 +565,7 @@ def refused_statements(part: Path) -> list[str]:
 
 def test_writing_statements_are_refused_and_the_data_is_unchanged(scratch_ds):
     before = digest(scratch_ds)
-    part = scratch_ds / read_manifest(scratch_ds)["tables"]["plays"][0]
+    part = table_files(scratch_ds, "plays")[0]
     w = connect(scratch_ds)
     for sql in refused_statements(part):
         with pytest.raises(QueryRefused):

@@ -18,12 +18,15 @@ from ..render import emit_rows, print_findings, progress_bar, stderr_console, st
     write_atomic
 from ..rules import KEYS, PRESETS, RulesError, format_value
 from ..simulate import FAULTS, simulate as run_simulation
-from ..tables import import_paths, process
+from ..dataset import DatasetError, import_paths, process
+from ..dataset import compact as compact_dataset
 from . import EXIT_CLEAN, EXIT_FAILED, EXIT_FINDINGS, app, fail
 
 Paths = Annotated[list[str], typer.Argument(help="log files, folders (searched for *.pitch), or - for stdin")]
 RulesOpt = Annotated[str, typer.Option("--rules", help="override every game's rules: a preset and/or key=value words")]
 JobsOpt = Annotated[int, typer.Option("--jobs", "-j", min=1, help="worker processes (default: every core)")]
+SchedulerOpt = Annotated[str | None, typer.Option("--scheduler", help="run the work on this Dask scheduler "
+                                                  "(tcp://HOST:PORT); needs auditor[dask]")]
 CORES = os.cpu_count() or 1
 
 
@@ -47,14 +50,15 @@ def import_cmd(
     rules: RulesOpt = "",
     fmt: Annotated[str, typer.Option("--format", help="summary as text or json")] = "text",
     jobs: JobsOpt = CORES,
+    scheduler: SchedulerOpt = None,
 ) -> None:
     """Parse and audit logs into a Parquet dataset (idempotent, atomic)."""
     _check_rules(rules)
     try:
         with progress_bar(_total_bytes(paths)) as tick:
-            stats = import_paths(paths, out, override=rules, progress=tick, jobs=jobs)
-    except OSError as e:
-        raise fail(f"cannot write the dataset {out}: {e.strerror or e}")
+            stats = import_paths(paths, out, override=rules, progress=tick, jobs=jobs, scheduler=scheduler)
+    except DatasetError as e:
+        raise fail(f"{e.strerror or e}; the dataset is unchanged")
     missing = [f for f in stats.findings if f.code == "E100"]
     summary = {"dataset": str(out), "files": stats.files, "games": stats.games, "games_added": stats.games_new,
                "games_already_present": stats.games_skipped, "hands": stats.hands, "findings": len(stats.findings)}
@@ -80,6 +84,7 @@ def audit(
     rules: RulesOpt = "",
     out: Annotated[str | None, typer.Option("--out", help="also write scores and findings to this dataset")] = None,
     jobs: JobsOpt = CORES,
+    scheduler: SchedulerOpt = None,
 ) -> None:
     """Replay every hand and report revokes, illegal plays and scoring mistakes."""
     if fmt not in ("text", "json", "jsonl", "csv"):
@@ -89,12 +94,9 @@ def audit(
     ign = [s for v in ignore for s in v.split(",") if s]
     try:
         with progress_bar(_total_bytes(paths), "auditing") as tick:
-            if out:
-                stats = import_paths(paths, out, override=rules, progress=tick, jobs=jobs)
-            else:
-                stats = process(paths, override=rules, progress=tick, jobs=jobs)
-    except OSError as e:
-        raise fail(f"cannot write the dataset {out}: {e.strerror or e}")
+            stats = process(paths, override=rules, out=out, progress=tick, jobs=jobs, scheduler=scheduler)
+    except DatasetError as e:
+        raise fail(f"{e.strerror or e}; the dataset is unchanged")
     missing = [f for f in stats.findings if f.code == "E100"]
     found = sorted(select(stats.findings, sel, ign), key=sort_key)
     if fmt == "json":
@@ -231,3 +233,18 @@ def simulate(
     if key_path and (wanted or key):
         write_atomic(key_path, (json.dumps(answers, indent=2) + "\n").encode("utf-8"))
         typer.echo(f"wrote {len(answers)} expected finding(s) to {key_path}", err=True)
+
+
+@app.command()
+def compact(
+    dataset: Annotated[str, typer.Argument(help="dataset folder")],
+    rows: Annotated[int, typer.Option("--rows", min=1, help="plays rows per merged batch")] = 2_000_000,
+) -> None:
+    """Merge a dataset's small batches into larger ones (atomic; readers see the old or the new)."""
+    if not Path(dataset, "current").exists():
+        raise fail(f"{dataset} is not a dataset (no `current` link): import something into it first")
+    try:
+        before, after = compact_dataset(dataset, rows)
+    except DatasetError as e:
+        raise fail(f"{e.strerror or e}; the dataset is unchanged")
+    typer.echo(f"{dataset}: {before} batch(es) merged into {after}", err=True)

@@ -1,0 +1,647 @@
+"""The dataset on disk, and the pipeline that fills it: chunks, worker processes, a Dask cluster.
+
+Layout (Hive-partitioned Parquet, append-only)::
+
+    DATASET/current -> gens/7                     the published state: a symlink, swapped in one rename
+    DATASET/gens/7/manifest.json                  its batches, with their games, hands and findings counts
+    DATASET/gens/7/batch=<id>/<table>.parquet     hard links to the stored files
+    DATASET/store/<id>/<table>.parquet            immutable batch files, named by content hash
+    DATASET/staging/                              batches being written
+
+Readers glob ``DATASET/current/batch=*/<table>.parquet``: they see one generation or the
+next, never half of one.  An import stages its batches, moves them into the store, builds
+the next generation out of hard links and swaps ``current``.  Killed at any point, it
+leaves ``current`` as it was; its left-overs are swept by the next import.  Games are keyed
+by the hash of their canonical text, so importing the same game twice adds nothing;
+``auditor compact`` merges small batches into one.
+
+Work is cut into tasks (a file, or a chunk of a large file cut at a game boundary; small
+files grouped to about :data:`CHUNK_BYTES`).  A task parses, audits and writes a staged
+batch; the same task runs in this process, in worker processes (``jobs``) or on a Dask
+cluster (``scheduler``), so the three give the same dataset.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import errno
+import fcntl
+import hashlib
+import io
+import json
+import multiprocessing as mp
+import os
+import re
+import shutil
+import uuid
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from .engine import GameResult, audit_games
+from .notation import Finding, Game, expand_paths, iter_games
+from .tables import SCHEMA_VERSION, SCHEMAS, TABLES, Rows, add_finding, add_game, game_key
+
+BATCH_HANDS = 5_000  # hands audited together (one engine batch)
+CHUNK_BYTES = 8 << 20  # input bytes per task
+KEEP_GENERATIONS = 2  # a reader that opened the previous generation can finish its query
+
+
+class DatasetError(OSError):
+    """The dataset could not be read or written (unwritable path, full disk, ...)."""
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def current(root: str | Path) -> Path | None:
+    """The published generation's folder, or None for an empty or new dataset."""
+    link = Path(root) / "current"
+    return link.resolve() if link.exists() else None
+
+
+def read_manifest(root: str | Path) -> dict:
+    """The published generation's manifest (an empty one for a new dataset)."""
+    gen = current(root)
+    if gen is None or not (gen / "manifest.json").exists():
+        return {"schema_version": SCHEMA_VERSION, "generation": 0, "batches": {}}
+    return json.loads((gen / "manifest.json").read_text("utf-8"))
+
+
+def table_glob(root: str | Path, table: str) -> str:
+    """The glob readers use for one table (through the ``current`` link)."""
+    return str(Path(root) / "current" / "batch=*" / f"{table}.parquet")
+
+
+def table_files(root: str | Path, table: str) -> list[Path]:
+    """The files of one table in the published generation."""
+    gen = current(root)
+    if gen is None:
+        return []
+    return sorted(p for p in gen.glob(f"batch=*/{table}.parquet"))
+
+
+def read_table(root: str | Path, table: str, columns: list[str] | None = None) -> pa.Table:
+    """One table as a single Arrow table (empty, with its schema, when it has no rows)."""
+    schema = SCHEMAS[table]
+    if columns:
+        schema = pa.schema([schema.field(c) for c in columns], metadata=schema.metadata)
+    files = table_files(root, table)
+    if not files:
+        return schema.empty_table()
+    return pa.concat_tables([pq.read_table(f, columns=columns, schema=schema) for f in files])
+
+
+def known_game_ids(root: str | Path) -> set[str]:
+    """Keys of the games already in the dataset."""
+    return set(read_table(root, "games", ["game_id"]).column("game_id").to_pylist())
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_file_atomic(path: Path, data: bytes) -> None:
+    """Write through a temporary file, fsync, rename."""
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+@contextmanager
+def locked(root: Path) -> Iterator[None]:
+    """One writer at a time per dataset (readers never wait)."""
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        lock = open(root / ".lock", "w")
+    except OSError as e:
+        raise DatasetError(e.errno, f"cannot write the dataset {root}: {e.strerror}") from None
+    with lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+class BatchWriter:
+    """Streams every table of one batch into a staging folder, row group by row group."""
+
+    def __init__(self, staging: Path):
+        self.dir = staging / f"tmp-{uuid.uuid4().hex}"
+        self.dir.mkdir(parents=True)
+        self.writers: dict[str, pq.ParquetWriter] = {}
+        self.rows = {t: 0 for t in TABLES}
+
+    def write(self, tables: dict[str, pa.Table]) -> None:
+        for t, table in tables.items():
+            if table.num_rows:
+                if t not in self.writers:
+                    self.writers[t] = pq.ParquetWriter(self.dir / f"{t}.parquet", SCHEMAS[t], compression="zstd")
+                self.writers[t].write_table(table)
+                self.rows[t] += table.num_rows
+
+    def close(self) -> str | None:
+        """Finish the files and name the folder by the hash of its content; None when it holds nothing."""
+        for w in self.writers.values():
+            w.close()
+        if not any(self.rows.values()):
+            shutil.rmtree(self.dir, ignore_errors=True)
+            return None
+        h = hashlib.blake2b(digest_size=16)
+        for t in sorted(self.writers):
+            f = self.dir / f"{t}.parquet"
+            with open(f, "rb") as fh:
+                for block in iter(lambda: fh.read(1 << 20), b""):
+                    h.update(block)
+                os.fsync(fh.fileno())
+        batch = h.hexdigest()
+        final = self.dir.with_name(batch)
+        if final.exists():  # the same content staged by a retried task
+            shutil.rmtree(self.dir, ignore_errors=True)
+        else:
+            os.replace(self.dir, final)
+        return batch
+
+    def abort(self) -> None:
+        for w in self.writers.values():
+            try:
+                w.close()
+            except Exception:  # noqa: BLE001 - cleaning up after a failure already being raised
+                pass
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def publish(root: Path, new: dict[str, dict], drop: Iterable[str] = ()) -> int:
+    """Move staged batches into the store and publish the next generation; returns its number.
+
+    ``new`` maps batch ids (folders under ``staging/``) to their manifest entries; ``drop``
+    names published batches the new generation leaves out (``compact``).  The caller holds
+    the dataset's lock.
+    """
+    manifest = read_manifest(root)
+    batches = {k: v for k, v in manifest["batches"].items() if k not in set(drop)}
+    store = root / "store"
+    store.mkdir(exist_ok=True)
+    for batch, entry in new.items():
+        target = store / batch
+        staged = root / "staging" / batch
+        if target.exists():
+            shutil.rmtree(staged, ignore_errors=True)
+        else:
+            os.replace(staged, target)
+        batches[batch] = entry
+    gen = manifest["generation"] + 1
+    gens = root / "gens"
+    gens.mkdir(exist_ok=True)
+    building = gens / f".{gen}.{uuid.uuid4().hex}"
+    building.mkdir()
+    for batch in batches:
+        part = building / f"batch={batch}"
+        part.mkdir()
+        for f in (store / batch).iterdir():
+            os.link(f, part / f.name)
+    write_file_atomic(building / "manifest.json", json.dumps(
+        {"schema_version": SCHEMA_VERSION, "generation": gen, "batches": batches}, indent=1).encode())
+    os.replace(building, gens / str(gen))
+    link = root / f".current.{uuid.uuid4().hex}"
+    os.symlink(Path("gens") / str(gen), link)
+    os.replace(link, root / "current")  # the one step that publishes
+    _fsync_dir(root)
+    _sweep(root)
+    return gen
+
+
+def _sweep(root: Path) -> None:
+    """Remove what no kept generation needs: old generations, unreferenced batches, staging left-overs."""
+    gens = root / "gens"
+    numbers = sorted(int(p.name) for p in gens.iterdir() if p.name.isdigit())
+    keep = numbers[-KEEP_GENERATIONS:]
+    for p in gens.iterdir():
+        if not (p.name.isdigit() and int(p.name) in keep):
+            shutil.rmtree(p, ignore_errors=True)
+    used = set()
+    for n in keep:
+        used |= {p.name.removeprefix("batch=") for p in (gens / str(n)).glob("batch=*")}
+    store = root / "store"
+    for p in store.iterdir() if store.exists() else ():
+        if p.name not in used:
+            shutil.rmtree(p, ignore_errors=True)
+    for p in root.glob(".current.*"):
+        p.unlink(missing_ok=True)
+
+
+def _clear_staging(root: Path) -> None:
+    shutil.rmtree(root / "staging", ignore_errors=True)
+
+
+# --------------------------------------------------------------------------- tasks
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A piece of one input: a whole file, a byte range of a large file cut at a game boundary, or stdin.
+
+    ``first_game`` is how many games of the file come before the chunk (for ``FILE#N`` names).
+    """
+
+    path: str
+    start: int = 0
+    end: int = -1  # -1: to the end
+    first_line: int = 1
+    first_game: int = 0
+
+
+_TAG = re.compile(rb"[ \t]*\[")
+
+
+def split_file(path: str, chunk_bytes: int) -> list[Chunk]:
+    """Cut a file into chunks of about ``chunk_bytes``, each starting at a game's first tag line.
+
+    A cut goes before a tag line that follows some other statement; counting such lines
+    numbers the games as the parser does (a game also starts at a repeated tag name, which
+    the tasks detect: see :func:`run_tasks`).
+    """
+    size = os.path.getsize(path)
+    if size <= chunk_bytes * 1.5:
+        return [Chunk(path)]
+    chunks = []
+    start, line, games = 0, 1, 0
+    with open(path, "rb") as f:
+        while start < size:
+            f.seek(start)
+            pos, lines, starts = start, 0, 0
+            opened = seen_statement = False
+            cut = -1
+            for raw in f:
+                body = raw.strip()
+                if body and not body.startswith(b"%"):
+                    if _TAG.match(body):
+                        if not opened or seen_statement:  # this tag line opens a game
+                            if opened and pos - start >= chunk_bytes:
+                                cut = pos
+                                break
+                            starts += 1
+                            opened, seen_statement = True, False
+                    else:
+                        seen_statement = True
+                pos += len(raw)
+                lines += 1
+            chunks.append(Chunk(path, start, cut, line, games))
+            if cut < 0:
+                break
+            start, line, games = cut, line + lines, games + starts
+    return chunks
+
+
+@dataclass
+class TaskResult:
+    """What a task gives back to the coordinator: small, whatever the size of the input."""
+
+    chunks: list[Chunk]
+    games_per_chunk: list[int]
+    batch: str | None  # staged batch id (None: nothing written, or not writing)
+    game_ids: list[str] = field(default_factory=list)
+    findings: list[tuple[str | None, Finding]] = field(default_factory=list)  # (game key, finding)
+    hands: int = 0
+    cards: int = 0
+    bytes: int = 0
+    results: list[GameResult] = field(default_factory=list)
+
+
+def run_task(chunks: list[Chunk], override: str = "", staging: str | None = None,
+             keep_results: bool = False) -> TaskResult:
+    """Parse and audit some chunks; write their tables as one staged batch when ``staging`` is given."""
+    now = dt.datetime.now(dt.timezone.utc)
+    out = TaskResult(chunks, [], None)
+    writer = BatchWriter(Path(staging)) if staging else None
+    rows = Rows()
+    pending: list[tuple[Game, list[Finding]]] = []
+    pending_hands = 0
+    seen: set[str] = set()
+
+    def flush() -> None:
+        nonlocal rows, pending, pending_hands
+        for (game, pf), res in zip(pending, audit_games([g for g, _ in pending], override) if pending else []):
+            key = game_key(game, pf)
+            out.game_ids.append(key)
+            if writer is not None and key in seen:  # the same game twice: stored once (the coordinator counts it)
+                continue
+            seen.add(key)
+            add_game(rows, res, key, pf, now)
+            out.findings.extend((key, f) for f in (*pf, *res.findings))
+            out.cards += res.cards_played
+            if keep_results:
+                out.results.append(res)
+        if writer is not None:
+            writer.write(rows.to_arrow())
+        rows = Rows()
+        pending, pending_hands = [], 0
+
+    try:
+        for chunk in chunks:
+            games_here = 0
+            source = chunk.path if chunk.path != "-" else "<stdin>"
+            try:
+                stream = open(chunk.path, "rb") if chunk.path != "-" else os.fdopen(os.dup(0), "rb")
+            except OSError as e:
+                f = Finding("E100", f"cannot read {chunk.path}: {e.strerror}", chunk.path, 0, 0)
+                add_finding(rows, f, None)
+                out.findings.append((None, f))
+                out.games_per_chunk.append(0)
+                continue
+            with stream:
+                if chunk.start:
+                    stream.seek(chunk.start)
+                reader = io.BytesIO(stream.read(chunk.end - chunk.start)) if chunk.end >= 0 else stream
+                for games, found in iter_games(reader, source, chunk.first_line, sniff=chunk.start == 0,
+                                               first_game=chunk.first_game):
+                    by_game: dict[str, list[Finding]] = {}
+                    for f in found:
+                        by_game.setdefault(f.game, []).append(f)
+                    for g in games:
+                        pending.append((g, by_game.pop(g.name, [])))
+                        pending_hands += len(g.hands)
+                        games_here += 1
+                        out.hands += len(g.hands)
+                        if pending_hands >= BATCH_HANDS:
+                            flush()
+                    for rest in by_game.values():  # findings outside any game
+                        for f in rest:
+                            add_finding(rows, f, None)
+                            out.findings.append((None, f))
+                out.bytes += (chunk.end if chunk.end >= 0 else stream.tell()) - chunk.start if chunk.path != "-" \
+                    else 0
+            out.games_per_chunk.append(games_here)
+        flush()
+        out.batch = writer.close() if writer is not None else None
+    except BaseException:
+        if writer is not None:
+            writer.abort()
+        raise
+    return out
+
+
+def plan_tasks(files: list[str], chunk_bytes: int) -> list[list[Chunk]]:
+    """Chunks grouped into tasks of about ``chunk_bytes``: big files split, small files together."""
+    tasks: list[list[Chunk]] = []
+    group: list[Chunk] = []
+    size = 0
+    for f in files:
+        if f == "-" or not os.path.isfile(f):
+            tasks.append([Chunk(f)])
+            continue
+        for c in split_file(f, chunk_bytes):
+            n = (c.end if c.end >= 0 else os.path.getsize(f)) - c.start
+            if group and size + n > chunk_bytes:
+                tasks.append(group)
+                group, size = [], 0
+            group.append(c)
+            size += n
+    if group:
+        tasks.append(group)
+    return tasks
+
+
+# --------------------------------------------------------------------------- the pipeline
+
+
+@dataclass
+class ImportStats:
+    """What an import (or an audit run) read and wrote."""
+
+    files: int = 0
+    games: int = 0
+    games_new: int = 0
+    games_skipped: int = 0
+    hands: int = 0
+    cards: int = 0
+    batches: int = 0
+    generation: int = 0
+    findings: list[Finding] = field(default_factory=list)
+    results: list[GameResult] = field(default_factory=list)
+
+
+class _Runner:
+    """Runs tasks here, in a process pool, or on a Dask cluster; yields results in task order."""
+
+    def __init__(self, jobs: int, scheduler: str | None):
+        self.jobs, self.scheduler = jobs, scheduler
+
+    def run(self, tasks: list[list[Chunk]], args: tuple) -> Iterator[TaskResult]:
+        if self.scheduler:
+            yield from self._dask(tasks, args)
+        elif self.jobs <= 1 or len(tasks) <= 1:
+            for t in tasks:
+                yield run_task(t, *args)
+        else:
+            with ProcessPoolExecutor(max_workers=self.jobs, mp_context=mp.get_context("spawn")) as pool:
+                window: deque = deque()
+                for t in tasks:  # a bounded number in flight keeps memory flat
+                    window.append(pool.submit(run_task, t, *args))
+                    if len(window) >= 2 * self.jobs:
+                        yield window.popleft().result()
+                while window:
+                    yield window.popleft().result()
+
+    def _dask(self, tasks: list[list[Chunk]], args: tuple) -> Iterator[TaskResult]:
+        try:
+            from distributed import Client
+        except ImportError:
+            raise DatasetError(errno.ENOENT, "--scheduler needs Dask: pip install 'auditor[dask]'") from None
+        client = Client(self.scheduler) if isinstance(self.scheduler, str) else self.scheduler
+        try:
+            # coarse tasks, retried on another worker if one dies; pure=False: a retry is a new run
+            futures = [client.submit(run_task, t, *args, retries=3, pure=False) for t in tasks]
+            for fut in futures:
+                yield fut.result()
+        finally:
+            if isinstance(self.scheduler, str):
+                client.close()
+
+
+def process(paths: Iterable[str], *, override: str = "", out: str | Path | None = None, jobs: int = 1,
+            scheduler=None, keep_results: bool = False,
+            progress: Callable[[int], None] | None = None) -> ImportStats:
+    """Parse and audit ``paths``; with ``out``, add them to that dataset.
+
+    The one pipeline behind ``import``, ``audit`` and the on-the-fly datasets of
+    ``stats``/``query``.  ``scheduler`` is a Dask scheduler address (or Client).
+    """
+    files, missing = expand_paths(paths)
+    stats = ImportStats(files=len(files))
+    stats.findings.extend(missing)
+    tasks = plan_tasks(files, CHUNK_BYTES)
+    runner = _Runner(jobs, scheduler)
+    if out is None:
+        _collect(stats, runner.run(tasks, (override, None, keep_results)), tasks, set(), override, None, progress)
+        return stats
+    root = Path(out)
+    with locked(root):
+        try:
+            _clear_staging(root)
+            staging = root / "staging"
+            staging.mkdir()
+            known = known_game_ids(root)
+            new = _collect(stats, runner.run(tasks, (override, str(staging), keep_results)), tasks, known, override,
+                           staging, progress)
+            if new:
+                stats.generation = publish(root, new)
+            stats.batches = len(new)
+        except OSError as e:
+            _clear_staging(root)
+            if isinstance(e, DatasetError):
+                raise
+            raise DatasetError(e.errno or errno.EIO, f"cannot write the dataset {root}: "
+                               f"{e.strerror or e}") from None
+        _clear_staging(root)
+    return stats
+
+
+def _collect(stats: ImportStats, results: Iterator[TaskResult], tasks: list[list[Chunk]], known: set[str],
+             override: str, staging: Path | None, progress) -> dict[str, dict]:
+    """Merge task results in order: skip known games, check game numbering, gather findings."""
+    new: dict[str, dict] = {}
+    games_before: dict[str, int] = {}
+    done = 0
+    for res in results:
+        res = _renumber_if_needed(res, games_before, override, staging)
+        stats.games += len(res.game_ids)
+        stats.hands += res.hands
+        stats.cards += res.cards
+        if staging is None:  # auditing only: every copy of a game is reported where it stands
+            stats.games_new += len(res.game_ids)
+            stats.findings.extend(f for _, f in res.findings)
+            stats.results.extend(res.results)
+            done += res.bytes
+            if progress is not None:
+                progress(done)
+            continue
+        keep = {k for k in res.game_ids if k not in known}
+        stats.games_skipped += len(res.game_ids) - len(keep)
+        stats.games_new += len(keep)
+        known |= keep
+        stats.findings.extend(f for k, f in res.findings if k is None or k in keep)
+        stats.results.extend(r for r, k in zip(res.results, dict.fromkeys(res.game_ids)) if k in keep)
+        if res.batch is not None and staging is not None:
+            batch = res.batch
+            if len(keep) != len(set(res.game_ids)):
+                batch = _filter_batch(staging, batch, keep)
+            if batch is not None:
+                new[batch] = {"games": len(keep), "hands": res.hands, "files": sorted({c.path for c in res.chunks})}
+        done += res.bytes
+        if progress is not None:
+            progress(done)
+    return new
+
+
+def _renumber_if_needed(res: TaskResult, games_before: dict[str, int], override: str,
+                        staging: Path | None) -> TaskResult:
+    """Check each chunk's assumed game count; rerun a chunk whose count was wrong (a rare tag layout)."""
+    chunks = res.chunks
+    if all(c.first_game == games_before.get(c.path, 0) or c.start == 0 for c in chunks):
+        for c, n in zip(chunks, res.games_per_chunk):
+            games_before[c.path] = games_before.get(c.path, 0) + n if c.start else n
+        return res
+    if res.batch is not None and staging is not None:
+        shutil.rmtree(staging / res.batch, ignore_errors=True)
+    fixed = [replace(c, first_game=games_before.get(c.path, 0)) if c.start else c for c in chunks]
+    res = run_task(fixed, override, str(staging) if staging else None, bool(res.results))
+    for c, n in zip(fixed, res.games_per_chunk):
+        games_before[c.path] = games_before.get(c.path, 0) + n if c.start else n
+    return res
+
+
+def _filter_batch(staging: Path, batch: str, keep: set[str]) -> str | None:
+    """Rewrite a staged batch without the games already in the dataset."""
+    wanted = pa.array(sorted(keep), pa.string())
+    writer = BatchWriter(staging)
+    try:
+        for t in TABLES:
+            f = staging / batch / f"{t}.parquet"
+            if f.exists():
+                tb = pq.read_table(f, schema=SCHEMAS[t])
+                ids = tb.column("game_id")
+                writer.write({t: tb.filter(pc.or_kleene(pc.is_in(ids, wanted), pc.is_null(ids)))})
+        out = writer.close()
+    except BaseException:
+        writer.abort()
+        raise
+    if out != batch:
+        shutil.rmtree(staging / batch, ignore_errors=True)
+    return out
+
+
+def import_paths(paths: Iterable[str], out: str | Path, *, override: str = "", keep_results: bool = False,
+                 jobs: int = 1, scheduler=None, progress: Callable[[int], None] | None = None) -> ImportStats:
+    """Parse, audit and add ``paths`` to the dataset at ``out``: atomic and idempotent."""
+    return process(paths, override=override, out=out, jobs=jobs, scheduler=scheduler, keep_results=keep_results,
+                   progress=progress)
+
+
+def compact(root: str | Path, target_rows: int = 2_000_000) -> tuple[int, int]:
+    """Merge the published batches into as few as ``target_rows`` plays rows each allows.
+
+    Returns (batches before, batches after).  Atomic like an import.
+    """
+    root = Path(root)
+    with locked(root):
+        manifest = read_manifest(root)
+        batches = list(manifest["batches"])
+        if len(batches) < 2:
+            return len(batches), len(batches)
+        _clear_staging(root)
+        (root / "staging").mkdir()
+        gen = current(root)
+        groups: list[list[str]] = [[]]
+        rows = 0
+        for b in batches:
+            f = gen / f"batch={b}" / "plays.parquet"
+            n = pq.ParquetFile(f).metadata.num_rows if f.exists() else 0
+            if groups[-1] and rows + n > target_rows:
+                groups.append([])
+                rows = 0
+            groups[-1].append(b)
+            rows += n
+        new: dict[str, dict] = {}
+        dropped: list[str] = []
+        for group in groups:
+            if len(group) < 2:
+                continue
+            writer = BatchWriter(root / "staging")
+            try:
+                for t in TABLES:
+                    for b in group:
+                        f = gen / f"batch={b}" / f"{t}.parquet"
+                        if f.exists():
+                            for rg in range(pq.ParquetFile(f).num_row_groups):
+                                writer.write({t: pq.ParquetFile(f).read_row_group(rg)})
+                batch = writer.close()
+            except BaseException:
+                writer.abort()
+                raise
+            entries = [manifest["batches"][b] for b in group]
+            new[batch] = {"games": sum(e["games"] for e in entries), "hands": sum(e["hands"] for e in entries),
+                          "files": sorted({f for e in entries for f in e.get("files", [])})}
+            dropped += group
+        if new:
+            publish(root, new, dropped)
+        _clear_staging(root)
+        return len(batches), len(batches) - len(dropped) + len(new)

@@ -1,0 +1,202 @@
+"""The dataset on disk: idempotent, atomic under a kill or a full disk, the same with any number of jobs."""
+
+from __future__ import annotations
+
+import errno
+import re
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import auditor.dataset as ds_mod
+from auditor.dataset import (DatasetError, compact, import_paths, known_game_ids, read_manifest, read_table,
+                             split_file, table_files)
+from auditor.notation import parse_file
+from auditor.simulate import simulate
+from auditor.tables import TABLES
+
+from .conftest import NOTATION_EXAMPLE
+
+
+def snapshot(root):
+    out = {}
+    for t in TABLES:
+        table = read_table(root, t)
+        if "imported_at" in table.schema.names:
+            table = table.drop_columns(["imported_at"])
+        out[t] = sorted(map(repr, table.to_pylist()))
+    return out
+
+
+@pytest.fixture
+def logs(tmp_path):
+    text, _ = simulate("setback", games=12, seed=8, faults=("revoke", "score"))
+    # half the games lose their GameId, so they are named FILE#N and must be numbered across chunks
+    text = re.sub(r'\[GameId "sim-setback-8-(\d*[02468])"\]\n', "", text)
+    first_game = text.split("\n\n[Event")[0]
+    d = tmp_path / "logs"
+    d.mkdir()
+    (d / "a.pitch").write_text(text + "\n" + first_game + "\n")  # the first game again at the end
+    (d / "b.pitch").write_text(NOTATION_EXAMPLE)
+    return d
+
+
+def test_reimport_adds_nothing(tmp_path, example_file):
+    root = tmp_path / "ds"
+    import_paths([str(example_file)], root)
+    before, manifest = snapshot(root), read_manifest(root)
+    copy = tmp_path / "copy.pitch"
+    copy.write_text(NOTATION_EXAMPLE.replace("\n", "\r\n"))  # the same game, written differently
+    stats = import_paths([str(example_file), str(copy)], root)
+    assert (stats.games_new, stats.games_skipped) == (0, 2)
+    assert read_manifest(root) == manifest and snapshot(root) == before
+
+
+def test_new_files_are_added_beside_the_old_ones(tmp_path, example_file):
+    root = tmp_path / "ds"
+    import_paths([str(example_file)], root)
+    more = tmp_path / "more.pitch"
+    more.write_text(simulate("auction", games=2, seed=1)[0])
+    stats = import_paths([str(more)], root)
+    assert stats.games_new == 2 and len(known_game_ids(root)) == 3
+    assert read_manifest(root)["generation"] == 2 and len(read_manifest(root)["batches"]) == 2
+
+
+def test_an_import_killed_midway_leaves_the_dataset_as_it_was(tmp_path, example_file):
+    root = tmp_path / "ds"
+    import_paths([str(example_file)], root)
+    before, manifest = snapshot(root), read_manifest(root)
+    big = tmp_path / "big.pitch"
+    big.write_text(simulate("auction", games=40, seed=2)[0])
+    # the child writes a few row groups of its batch, then dies by SIGKILL
+    script = textwrap.dedent(f"""
+        import os, signal
+        import auditor.dataset as d
+        d.BATCH_HANDS = 20
+        write = d.BatchWriter.write
+        calls = 0
+        def write_then_die(self, tables):
+            global calls
+            write(self, tables)
+            calls += 1
+            if calls == 5:
+                os.kill(os.getpid(), signal.SIGKILL)
+        d.BatchWriter.write = write_then_die
+        d.import_paths([{str(big)!r}], {str(root)!r})
+    """)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True)
+    assert proc.returncode == -9
+    assert list((root / "staging").rglob("*.parquet")), "the child should have died while writing"
+    assert read_manifest(root) == manifest and snapshot(root) == before
+    stats = import_paths([str(big)], root)  # the next import sweeps the left-overs and completes
+    assert stats.games_new == 40 and not (root / "staging").exists()
+    assert read_table(root, "games").num_rows == 41
+
+
+def test_a_full_disk_gives_an_error_and_leaves_the_dataset_unchanged(tmp_path, example_file, monkeypatch):
+    root = tmp_path / "ds"
+    import_paths([str(example_file)], root)
+    before, manifest = snapshot(root), read_manifest(root)
+    more = tmp_path / "more.pitch"
+    more.write_text(simulate("auction", games=2, seed=1)[0])
+
+    def full(self, tables):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(ds_mod.BatchWriter, "write", full)
+    with pytest.raises(DatasetError, match="No space left"):
+        import_paths([str(more)], root)
+    assert read_manifest(root) == manifest and snapshot(root) == before
+    assert not (root / "staging").exists()
+
+
+def test_an_unwritable_dataset_path_is_an_error(tmp_path, example_file):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(DatasetError):
+        import_paths([str(example_file)], blocker / "ds")
+
+
+def test_a_corrupt_file_does_not_stop_the_batch(tmp_path, example_file):
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "noise.pitch").write_bytes(bytes(range(256)) * 100)
+    (tmp_path / "logs" / "good.pitch").write_text(NOTATION_EXAMPLE)
+    stats = import_paths([str(tmp_path / "logs")], tmp_path / "ds")
+    assert stats.games_new == 1
+    codes = sorted((f["code"], f["file"].rsplit("/", 1)[-1]) for f in read_table(tmp_path / "ds", "findings").to_pylist())
+    assert codes == [("E109", "noise.pitch"), ("S601", "good.pitch"), ("S601", "good.pitch")]
+
+
+def test_large_files_are_cut_at_game_boundaries_with_their_line_and_game_numbers(logs):
+    path = str(logs / "a.pitch")
+    chunks = split_file(path, 4_000)
+    assert len(chunks) > 5
+    games, _ = parse_file(path)
+    starts = {g.line: g.index - 1 for g in games}
+    for c in chunks[1:]:
+        assert starts[c.first_line] == c.first_game
+    data = open(path, "rb").read()
+    assert all(data[c.start:c.start + 1] == b"[" for c in chunks)
+
+
+def test_jobs_give_the_same_dataset_as_one_process(tmp_path, logs, monkeypatch):
+    monkeypatch.setattr(ds_mod, "CHUNK_BYTES", 4_000)
+    one = import_paths([str(logs)], tmp_path / "one", jobs=1)
+    two = import_paths([str(logs)], tmp_path / "two", jobs=2)
+    assert (one.games, one.games_new, one.games_skipped) == (two.games, two.games_new, two.games_skipped) \
+        == (14, 13, 1)
+    assert snapshot(tmp_path / "one") == snapshot(tmp_path / "two")
+    names = read_table(tmp_path / "one", "games").column("game").to_pylist()
+    assert "a.pitch#2" in names and "a.pitch#12" in names and len(set(names)) == 13
+    f1 = sorted((f.source, f.line, f.code, f.game) for f in one.findings)
+    assert f1 == sorted((f.source, f.line, f.code, f.game) for f in two.findings) and len(f1) >= 12
+
+
+def test_compact_merges_batches_and_keeps_every_row(tmp_path, logs, monkeypatch):
+    monkeypatch.setattr(ds_mod, "CHUNK_BYTES", 4_000)
+    root = tmp_path / "ds"
+    import_paths([str(logs)], root)
+    before = snapshot(root)
+    assert len(read_manifest(root)["batches"]) > 3
+    n_before, n_after = compact(root)
+    assert n_after == 1 and n_before == len(read_manifest(root)["batches"]) + n_before - 1
+    assert snapshot(root) == before
+    assert len(table_files(root, "plays")) == 1
+
+
+def test_a_dask_cluster_gives_the_same_dataset(tmp_path, logs, monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    monkeypatch.setattr(ds_mod, "CHUNK_BYTES", 4_000)
+    local = import_paths([str(logs)], tmp_path / "local")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c, \
+            distributed.Client(c) as client:
+        remote = import_paths([str(logs)], tmp_path / "dask", scheduler=client)
+    assert (local.games_new, local.hands) == (remote.games_new, remote.hands)
+    assert snapshot(tmp_path / "local") == snapshot(tmp_path / "dask")
+
+
+def _die_once(marker: str, chunks, *args):
+    """A task that kills its worker process the first time it runs (the marker file remembers)."""
+    import os
+
+    if not os.path.exists(marker):
+        open(marker, "w").close()
+        os._exit(1)
+    return ds_mod.run_task(chunks, *args)
+
+
+def test_a_worker_killed_mid_task_neither_loses_nor_duplicates_games(tmp_path, logs, monkeypatch):
+    import functools
+
+    distributed = pytest.importorskip("distributed")
+    local = import_paths([str(logs)], tmp_path / "local")
+    marker = tmp_path / "died"
+    monkeypatch.setattr(ds_mod, "run_task", functools.partial(_die_once, str(marker)))
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c, \
+            distributed.Client(c) as client:
+        remote = import_paths([str(logs)], tmp_path / "dask", scheduler=client)
+    assert marker.exists()  # a worker did die
+    assert (local.games_new, local.games_skipped) == (remote.games_new, remote.games_skipped)
+    assert snapshot(tmp_path / "local") == snapshot(tmp_path / "dask")
