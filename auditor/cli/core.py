@@ -70,7 +70,7 @@ def import_cmd(
             err.print(f"auditor: {f.message}", markup=False)
         err.print(f"imported {stats.games_new} new game(s) from {stats.files} file(s) into {out} "
                   f"({stats.games_skipped} already present, {stats.hands} hands read, "
-                  f"{len(stats.findings)} findings recorded)", markup=False)
+                  f"{len(stats.findings)} findings recorded)", markup=False, soft_wrap=True)
     if missing:
         raise typer.Exit(EXIT_FAILED)
 

@@ -1,0 +1,139 @@
+"""The command line through typer's runner: output formats, exit codes, errors without tracebacks."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from typer.testing import CliRunner
+
+from auditor.cli import app
+from auditor.dataset import read_manifest, read_table
+
+from .conftest import NOTATION_EXAMPLE, SAMPLE_LOGS
+
+runner = CliRunner()
+
+
+def invoke(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def test_audit_text_output_and_exit_1_on_findings(example_file):
+    r = invoke("audit", example_file)
+    assert r.exit_code == 1
+    lines = [line for line in r.stdout.splitlines() if "S601" in line]
+    assert lines[0].strip().startswith(f"{example_file}:15:21: S601 Cal: recorded 1, expected 0 (High: Ann held AS")
+    assert "audited 1 game, 1 hand, 24 cards played: 2 findings" in r.stderr
+
+
+def test_audit_exit_0_when_clean(tmp_path):
+    clean = tmp_path / "clean.pitch"
+    clean.write_text(NOTATION_EXAMPLE.replace("score Ann 3, Bob 0, Cal 1, Dee 0", "score Ann 3, Bob 0, Cal 0, Dee 1")
+                     .replace("total Ann 3, Bob 0, Cal 1, Dee 0", "total Ann 3, Bob 0, Cal 0, Dee 1"))
+    r = invoke("audit", clean)
+    assert r.exit_code == 0 and r.stdout == ""
+
+
+def test_audit_json_has_every_field(example_file):
+    r = invoke("audit", example_file, "--format", "json")
+    data = json.loads(r.stdout)
+    assert r.exit_code == 1 and len(data) == 2
+    assert set(data[0]) >= {"code", "kind", "severity", "file", "line", "column", "game", "hand", "trick", "player",
+                            "message", "expected", "recorded"}
+    assert (data[1]["player"], data[1]["expected"], data[1]["recorded"], data[1]["kind"]) == ("Dee", "1", "0", "score")
+
+
+def test_audit_jsonl_csv_select_ignore():
+    r = invoke("audit", SAMPLE_LOGS, "--format", "jsonl", "--select", "R5,S6", "--ignore", "S602")
+    codes = [json.loads(line)["code"] for line in r.stdout.splitlines()]
+    assert r.exit_code == 1 and set(codes) == {"R501", "S601"} and len(codes) == 11
+    r = invoke("audit", SAMPLE_LOGS, "--format", "csv", "--select", "E")
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    assert [(x["code"], x["line"]) for x in rows] == [("E103", "192"), ("E102", "131")]
+    assert invoke("audit", SAMPLE_LOGS, "--select", "A3").exit_code == 0
+
+
+def test_audit_could_not_run_is_exit_2_without_traceback(tmp_path, example_file):
+    r = invoke("audit", tmp_path / "missing.pitch", example_file)
+    assert r.exit_code == 2 and "no such file or folder" in r.stderr and "Traceback" not in r.output
+    assert "S601" in r.stdout  # the readable file is still audited
+    r = invoke("audit", example_file, "--rules", "bridge")
+    assert r.exit_code == 2 and "unknown preset 'bridge'" in r.stderr
+    assert invoke("audit", example_file, "--format", "xml").exit_code == 2
+
+
+def test_audit_rules_override_changes_the_verdict(example_file):
+    r = invoke("audit", example_file, "--rules", "low=taker", "--format", "json")
+    found = {(f["player"], f["expected"]) for f in json.loads(r.stdout)}
+    assert found == {("Ann", "4"), ("Cal", "0")}  # Low goes to Ann, who took Dee's 2S
+
+
+def test_audit_out_writes_scores_and_findings(tmp_path, example_file):
+    r = invoke("audit", example_file, "--out", tmp_path / "ds")
+    assert r.exit_code == 1
+    assert read_table(tmp_path / "ds", "findings").num_rows == 2
+    assert read_table(tmp_path / "ds", "hand_scores").num_rows == 4
+
+
+def test_import_twice_and_an_unwritable_dataset(tmp_path, example_file):
+    r = invoke("import", example_file, "--out", tmp_path / "ds")
+    assert r.exit_code == 0 and "imported 1 new game(s)" in r.stderr
+    r = invoke("import", example_file, "--out", tmp_path / "ds", "--format", "json")
+    assert json.loads(r.stdout)["games_already_present"] == 1
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    manifest = read_manifest(tmp_path / "ds")
+    r = invoke("import", example_file, "--out", blocker / "ds")
+    assert r.exit_code == 2 and "dataset is unchanged" in r.stderr and "Traceback" not in r.output
+    assert read_manifest(tmp_path / "ds") == manifest
+
+
+def test_fmt_prints_canonical_form_and_refuses_to_lose_lines(tmp_path):
+    messy = tmp_path / "messy.pitch"
+    messy.write_text('[Rules "auction"]\n[Players "Ann Bob Cal"]\nhand 1\ndealer   Ann\n'
+                     'bids Bob 2,Cal pass, Ann pass\n1. Bob:as  Cal:10s Ann:♥2 % trumped\n')
+    r = invoke("fmt", messy)
+    assert r.exit_code == 0
+    assert r.stdout.splitlines()[-2:] == ["bids Bob 2, Cal pass, Ann pass", "1. Bob:AS Cal:TS Ann:2H  % trumped"]
+    assert invoke("fmt", messy, "--check").exit_code == 1
+    assert invoke("fmt", messy, "--in-place").exit_code == 0
+    assert messy.read_text() == r.stdout and invoke("fmt", messy, "--check").exit_code == 0
+    broken = tmp_path / "broken.pitch"
+    broken.write_text(messy.read_text() + "2. Cal:XX\n")
+    before = broken.read_text()
+    r = invoke("fmt", broken, "--in-place")
+    assert r.exit_code == 1 and "left unchanged" in r.stderr and broken.read_text() == before
+    assert invoke("fmt", tmp_path / "nope.pitch").exit_code == 2
+
+
+def test_explain_and_rules():
+    r = invoke("explain", "r501")
+    assert r.exit_code == 0 and r.stdout.startswith("R501 (revoke, error)") and "Example:" in r.stdout
+    assert invoke("explain", "Z999").exit_code == 2
+    assert json.loads(invoke("explain", "S602", "--format", "json").stdout)["kind"] == "score"
+    r = invoke("rules", "--format", "json")
+    rows = {row["key"]: row for row in json.loads(r.stdout)}
+    assert rows["low"]["partnership"] == "taker" and rows["game"]["sell"] == "10" and rows["low"]["meaning"]
+    r = invoke("rules", "setback game=11", "--format", "csv")
+    assert "game,11," in r.stdout and r.exit_code == 0
+    assert invoke("rules", "bridge").exit_code == 2
+
+
+def test_simulate_writes_games_and_an_answer_key(tmp_path):
+    out = tmp_path / "demo.pitch"
+    r = invoke("simulate", "--rules", "auction", "--games", "2", "--seed", "3", "--faults", "score,total", "-o", out)
+    assert r.exit_code == 0
+    key = json.loads((tmp_path / "demo.pitch.key.json").read_text())
+    assert {k["code"] for k in key} == {"S601", "S602"}
+    found = json.loads(invoke("audit", out, "--format", "json").stdout)
+    assert sorted((f["code"], f["line"]) for f in found) == sorted((k["code"], k["line"]) for k in key)
+    assert invoke("simulate", "--faults", "gremlins").exit_code == 2
+
+
+def test_compact_command(tmp_path, example_file):
+    assert invoke("compact", tmp_path / "none").exit_code == 2
+    invoke("import", example_file, "--out", tmp_path / "ds")
+    r = invoke("compact", tmp_path / "ds")
+    assert r.exit_code == 0 and "1 batch(es) merged into 1" in r.stderr
