@@ -1,7 +1,8 @@
 """DuckDB over the Parquet dataset: read-only views, player statistics, and user SQL.
 
 :func:`connect` opens an in-memory DuckDB connection with one view per dataset table
-(reading the part files that ``manifest.json`` names) and the derived views and macros
+(reading the part files of the published generation, :func:`auditor.dataset.table_files`,
+listed once when the connection opens) and the derived views and macros
 defined in ``auditor/sql/*.sql`` (``game_players``, ``player_hands``, ``side_hands``,
 ``unit_stats``, ``player_stats``, ``team_stats``).  The SQL files are the reference for
 every derived column; :func:`schema_rows` reads their ``-- column:`` lines.
@@ -152,7 +153,9 @@ def _ident(name: str) -> str:
 
 def _raw_view_sql(table: str, files: Sequence[str]) -> str:
     if files:
-        return f"CREATE VIEW {table} AS SELECT * FROM read_parquet([{', '.join(_quote(f) for f in files)}], hive_partitioning = false)"
+        # hive_partitioning off: the batch=<id> folders are storage, not a column
+        listed = ", ".join(_quote(f) for f in files)
+        return f"CREATE VIEW {table} AS SELECT * FROM read_parquet([{listed}], hive_partitioning = false)"
     cols = ", ".join(f"CAST(NULL AS {_DUCK_TYPES[f.type]}) AS {_ident(f.name)}" for f in SCHEMAS[table])
     return f"CREATE VIEW {table} AS SELECT {cols} LIMIT 0"
 
@@ -181,12 +184,12 @@ def connect(dataset: str | Path | None) -> Warehouse:
     """A read-only DuckDB connection with the raw and derived views over ``dataset``.
 
     ``None`` gives the same views over no data (for ``--schema``).  Raises
-    :class:`WarehouseError` when ``dataset`` has no ``manifest.json``.
+    :class:`WarehouseError` when ``dataset`` has no ``current/manifest.json``.
     """
     root = Path(dataset).resolve() if dataset is not None else None
     if root is not None and not (root / "current" / "manifest.json").is_file():
-        raise WarehouseError(f"{dataset} is not a dataset (no current/manifest.json): give a dataset made by "
-                             "`auditor import`, or log files")
+        raise WarehouseError(f"{dataset} is not a dataset (no current/manifest.json): give a dataset made "
+                             "by `auditor import`, or log files")
     con = duckdb.connect(":memory:")
     files: dict[str, list[str]] = {}
     try:
@@ -209,7 +212,7 @@ def connect(dataset: str | Path | None) -> Warehouse:
 
 
 def is_dataset(path: str | Path) -> bool:
-    """Whether ``path`` is a dataset folder (it has a ``manifest.json``)."""
+    """Whether ``path`` is a dataset folder (it has a published ``current/manifest.json``)."""
     return (Path(path) / "current" / "manifest.json").is_file()
 
 

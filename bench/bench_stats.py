@@ -7,72 +7,77 @@ the plays table in full, in the same run.
     python bench/bench_stats.py --hands 100000  # a quicker run
 
 The dataset is built once and kept under bench/_data/ (gitignored): a few thousand hands
-are simulated (with one injected revoke, score error and total error per game), then the text is replicated with fresh GameId values (so each copy is a new
-game to the dataset) until it holds N hands, and imported.  Each timing is the best of
---repeat runs, both on the same warmed-up files: the scan reads the plays table (about 24
-rows a hand) in full, every column, through DuckDB's read_parquet, as `auditor stats` reads
-its tables.
+are simulated, with one injected revoke, score error and total error per game so that the
+revoke and findings paths do real work; the text is replicated with fresh GameId values
+(each copy is a new game to the dataset) until it holds N hands, and imported.
+
+Each timing is the best of --repeat runs on the same warmed-up files.  The baseline reads
+every column of every row of plays (about 24 rows a hand) through DuckDB's read_parquet, as
+`auditor stats` reads its tables; a narrower scan of six columns is reported too, for scale.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
+import shutil
 import sys
 import time
 from pathlib import Path
 
 import duckdb
 
-from auditor.simulate import simulate
 from auditor.dataset import import_paths, table_files
-from auditor.warehouse import connect, stats
+from auditor.simulate import simulate
+from auditor.warehouse import connect, is_dataset, stats
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "_data"
 _GAME_ID = re.compile(r'^\[GameId "([^"]*)"\]$', re.M)
+_HAND = re.compile(r"^hand \d+$", re.M)
+
+# max() cannot be answered from Parquet statistics, unlike count(), so every value is read
+FULL_SCAN = "SELECT count(*), max(COLUMNS(*)) FROM read_parquet($f)"
+NARROW_SCAN = ("SELECT count(*), sum(hand), sum(trick), sum(position), count_if(revoke), "
+               "sum(length(player)), sum(length(card)) FROM read_parquet($f)")
 
 
-def build(hands: int, seed: int, games_per_file: int = 2000) -> Path:
-    """The dataset of ``hands`` hands under bench/_data/, built unless it is already there."""
-    root = DATA / f"ds-{hands}-{seed}-faults"
-    done = root / ".complete"
-    if done.exists():
-        return root
-    logs = DATA / f"logs-{hands}-{seed}-faults"
-    logs.mkdir(parents=True, exist_ok=True)
-    # with injected revokes and score-sheet errors, so that the revoke and findings paths do real work
+def write_logs(hands: int, seed: int, logs: Path, games_per_file: int = 2000) -> None:
+    """About ``hands`` hands of Auction Pitch in ``logs``: simulated once, then copied."""
     text, _ = simulate("auction", games=300, seed=seed, faults=("revoke", "score", "total"))
-    per_copy = len(re.findall(r"^hand \d+$", text, re.M))
-    copies = -(-hands // per_copy)
-    games = _GAME_ID.findall(text)
-    print(f"building {root.name}: {copies} copies of {len(games)} games / {per_copy} hands", file=sys.stderr)
-    # copy game by game, stopping once N hands are written
-    blocks = re.split(r"(?m)^(?=\[Event )", text)
-    blocks = [b for b in blocks if b.strip()]
-    written = 0
-    batch: list[str] = []
-    file_no = 0
-
-    def flush() -> None:
-        nonlocal batch, file_no
-        if batch:
-            (logs / f"part-{file_no:04d}.pitch").write_text("".join(batch), "utf-8")
-            file_no += 1
-            batch = []
-
-    for c in range(copies):
+    blocks = [b for b in re.split(r"(?m)^(?=\[Event )", text) if b.strip()]
+    per_copy = len(_HAND.findall(text))
+    print(f"writing {logs.name}: copies of {len(blocks)} games / {per_copy} hands", file=sys.stderr)
+    shutil.rmtree(logs, ignore_errors=True)
+    logs.mkdir(parents=True)
+    written, file_no, batch = 0, 0, []
+    for c in range(-(-hands // per_copy)):
         for b in blocks:
             if written >= hands:
                 break
             batch.append(_GAME_ID.sub(lambda m: f'[GameId "{m.group(1)}-r{c}"]', b))
-            written += len(re.findall(r"^hand \d+$", b, re.M))
+            written += len(_HAND.findall(b))
             if len(batch) >= games_per_file:
-                flush()
-    flush()
+                (logs / f"part-{file_no:04d}.pitch").write_text("".join(batch), "utf-8")
+                file_no, batch = file_no + 1, []
+    if batch:
+        (logs / f"part-{file_no:04d}.pitch").write_text("".join(batch), "utf-8")
+
+
+def build(hands: int, seed: int, jobs: int) -> Path:
+    """The dataset of ``hands`` hands under bench/_data/, built unless it is already there."""
+    root = DATA / f"stats-{hands}-{seed}"
+    done = root / ".complete"
+    if done.exists() and is_dataset(root):
+        return root
+    shutil.rmtree(root, ignore_errors=True)  # a half-built one, or one in an older layout
+    logs = DATA / f"stats-logs-{hands}-{seed}"
+    write_logs(hands, seed, logs)
     t = time.perf_counter()
-    st = import_paths([str(logs)], root)
-    print(f"imported {st.games_new} games, {st.hands} hands in {time.perf_counter() - t:.1f} s", file=sys.stderr)
+    st = import_paths([str(logs)], root, jobs=jobs)
+    print(f"imported {st.games_new} games, {st.hands} hands in {time.perf_counter() - t:.1f} s ({jobs} jobs)",
+          file=sys.stderr)
     done.write_text(str(st.hands))
     return root
 
@@ -93,29 +98,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hands", type=int, default=1_000_000, help="hands in the dataset (default 1,000,000)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=3, help="timed runs of each; the best counts")
-    ap.add_argument("--goal", type=float, default=3.0, help="allowed stats/scan ratio")
+    ap.add_argument("--goal", type=float, default=3.0, help="allowed stats / full scan ratio")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes for the import")
     args = ap.parse_args(argv)
-    root = build(args.hands, args.seed)
+    root = build(args.hands, args.seed, args.jobs)
     plays = [str(p) for p in table_files(root, "plays")]
     con = duckdb.connect(":memory:")
-    hands = con.execute("SELECT count(*) FROM read_parquet($f)",
-                        {"f": [str(p) for p in table_files(root, "hands")]}).fetchone()[0]
-    # The baseline: DuckDB reading every column of every row of plays (max() cannot be
-    # answered from Parquet statistics, unlike count(), so each value is really read).
-    # A narrower scan of a few columns is reported too, for scale.
-    full_sql = "SELECT count(*), max(COLUMNS(*)) FROM read_parquet($f)"
-    narrow_sql = ("SELECT count(*), sum(hand), sum(trick), sum(position), count_if(revoke), "
-                  "sum(length(player)), sum(length(card)) FROM read_parquet($f)")
-    scan_rows = con.execute(full_sql, {"f": plays}).fetchone()[0]  # warms the file cache
-    scan = best_of(args.repeat, lambda: con.execute(full_sql, {"f": plays}).fetchall())
-    narrow = best_of(args.repeat, lambda: con.execute(narrow_sql, {"f": plays}).fetchall())
+    ((hands,),) = con.execute("SELECT count(*) FROM read_parquet($f)",
+                              {"f": [str(p) for p in table_files(root, "hands")]}).fetchall()
+    ((threads,),) = con.execute("SELECT current_setting('threads')").fetchall()
+    scan_rows = con.execute(FULL_SCAN, {"f": plays}).fetchall()[0][0]  # also warms the file cache
+    scan = best_of(args.repeat, lambda: con.execute(FULL_SCAN, {"f": plays}).fetchall())
+    narrow = best_of(args.repeat, lambda: con.execute(NARROW_SCAN, {"f": plays}).fetchall())
     wh = connect(root)
     rows = stats(wh).num_rows  # warm-up
     run = best_of(args.repeat, lambda: stats(wh))
     team = best_of(args.repeat, lambda: stats(wh, "team"))
     ratio = run / scan
-    print(f"dataset: {root} ({hands} hands, {scan_rows} plays, {len(table_files(root, 'plays'))} "
-          f"plays part file(s)); duckdb {duckdb.__version__}, {con.execute('SELECT current_setting(' + repr('threads') + ')').fetchone()[0]} threads")
+    print(f"dataset: {root} ({hands} hands, {scan_rows} plays in {len(plays)} file(s)); "
+          f"duckdb {duckdb.__version__}, {threads} threads")
     print(f"full scan of plays (every column): {scan:.3f} s")
     print(f"narrow scan of plays (6 columns):  {narrow:.3f} s")
     print(f"auditor stats --by player:         {run:.3f} s ({rows} players)")
