@@ -113,12 +113,16 @@ contract_stats AS (
            count(*) AS auctions_won,
            avg(h.contract) AS avg_winning_bid,
            count(*) FILTER (WHERE h.contract_made) AS contracts_made,
-           count(*) FILTER (WHERE NOT h.contract_made AND ps.set_back > 0) AS times_set,
+           -- set = the pitcher's side lost points for it (player_hands: set_back > 0). By the
+           -- engine's rules that is a failed contract unless somebody revoked and the
+           -- pitcher's side did not: read from hands.revokers, it needs no join with
+           -- hand_scores (a test checks the two agree)
+           count(*) FILTER (WHERE NOT h.contract_made
+                            AND (len(h.revokers) = 0 OR list_contains(h.revokers, pu.side))) AS times_set,
            count(*) FILTER (WHERE h.contract = pu.top_bid) AS smudge_attempts,
            count(*) FILTER (WHERE h.contract = pu.top_bid AND h.contract_made) AS smudges_made
     FROM hands AS h
     JOIN player_unit AS pu ON pu.game_id = h.game_id AND pu.player = h.pitcher
-    LEFT JOIN hand_scores AS ps ON ps.game_id = h.game_id AND ps.hand = h.hand AND ps.pitcher_side
     WHERE h.status = 'played' AND h.contract > 0
     GROUP BY pu.unit
 ),
