@@ -1,8 +1,8 @@
 """DuckDB over the Parquet dataset: read-only views, player statistics, and user SQL.
 
 :func:`connect` opens an in-memory DuckDB connection with one view per dataset table
-(reading the part files of the published generation, :func:`auditor.dataset.table_files`,
-listed once when the connection opens) and the derived views and macros
+(reading ``DATASET/current/batch=*/<table>.parquet``, so batches published while the
+connection is open appear in its next query) and the derived views and macros
 defined in ``auditor/sql/*.sql`` (``game_players``, ``player_hands``, ``side_hands``,
 ``unit_stats``, ``player_stats``, ``team_stats``).  The SQL files are the reference for
 every derived column; :func:`schema_rows` reads their ``-- column:`` lines.
@@ -34,7 +34,7 @@ import duckdb
 import pyarrow as pa
 
 from .rules import RulesError, parse_rules
-from .dataset import ImportStats, import_paths, table_files
+from .dataset import ImportStats, import_paths, table_files, table_glob
 from .tables import SCHEMAS, TABLES
 
 # DuckDB types of the Arrow types in schemas/tables.json: an empty table's view must have
@@ -151,11 +151,12 @@ def _ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _raw_view_sql(table: str, files: Sequence[str]) -> str:
-    if files:
-        # hive_partitioning off: the batch=<id> folders are storage, not a column
-        listed = ", ".join(_quote(f) for f in files)
-        return f"CREATE VIEW {table} AS SELECT * FROM read_parquet([{listed}], hive_partitioning = false)"
+def _raw_view_sql(table: str, files: Sequence[str], root: Path | None) -> str:
+    if files and root is not None:
+        # the glob goes through the `current` link, so a batch published later shows up in the next
+        # query without reopening; hive_partitioning off: the batch=<id> folders are storage, not a column
+        return (f"CREATE VIEW {table} AS SELECT * FROM read_parquet({_quote(table_glob(root, table))}, "
+                "hive_partitioning = false)")
     cols = ", ".join(f"CAST(NULL AS {_DUCK_TYPES[f.type]}) AS {_ident(f.name)}" for f in SCHEMAS[table])
     return f"CREATE VIEW {table} AS SELECT {cols} LIMIT 0"
 
@@ -195,14 +196,16 @@ def connect(dataset: str | Path | None) -> Warehouse:
     try:
         for t in TABLES:
             files[t] = [str(p) for p in table_files(root, t)] if root is not None else []
-            con.execute(_raw_view_sql(t, files[t]))
+            con.execute(_raw_view_sql(t, files[t], root))
         # 00_rule_sets.sql copies this into the table rule_sets
         con.register("_rule_sets_source", _rule_sets(con))
         for _, text in sql_files():
             con.execute(text)
         con.unregister("_rule_sets_source")
         # The sandbox: from here on only the part files can be opened, and no setting can change.
-        con.execute("SET allowed_paths = $paths", {"paths": [f for fs in files.values() for f in fs]})
+        if root is not None:  # the generations the `current` link may point at, and their store
+            con.execute("SET allowed_directories = $dirs",
+                        {"dirs": [f"{root / d}/" for d in ("current", "gens", "store")]})
         con.execute("SET enable_external_access = false")
         con.execute("SET lock_configuration = true")
     except duckdb.Error as e:

@@ -679,3 +679,16 @@ def test_logs_in_place_of_a_dataset(fixture_ds):
             pass
     with pytest.raises(WarehouseError, match="not a dataset"):
         connect(FIXTURES)
+
+
+def test_an_open_connection_sees_games_imported_after_it_opened(tmp_path):
+    """Views read the published generation's globs: readers during an import see old or new, never half."""
+    first, second = tmp_path / "a.pitch", tmp_path / "b.pitch"
+    first.write_text(simulate("auction", games=2, seed=1)[0])
+    second.write_text(simulate("setback", games=3, seed=2)[0])
+    import_paths([str(first)], tmp_path / "ds")
+    w = connect(tmp_path / "ds")
+    assert run_query(w, "SELECT count(*) FROM games").column(0)[0].as_py() == 2
+    import_paths([str(second)], tmp_path / "ds")
+    assert run_query(w, "SELECT count(*) FROM games").column(0)[0].as_py() == 5
+    w.con.close()
