@@ -435,6 +435,7 @@ class ImportStats:
     cards: int = 0
     batches: int = 0
     generation: int = 0
+    findings_stored: int = 0
     findings: list[Finding] = field(default_factory=list)
     results: list[GameResult] = field(default_factory=list)
 
@@ -465,8 +466,12 @@ class _Runner:
         try:
             from distributed import Client
         except ImportError:
-            raise DatasetError(errno.ENOENT, "--scheduler needs Dask: pip install 'auditor[dask]'") from None
-        client = Client(self.scheduler) if isinstance(self.scheduler, str) else self.scheduler
+            raise DatasetError(errno.ENOENT, "--scheduler needs Dask: install the project with its `dask` extra "
+                               "(pip install -e '.[dask]')") from None
+        try:
+            client = Client(self.scheduler, timeout="10s") if isinstance(self.scheduler, str) else self.scheduler
+        except (OSError, ValueError, TimeoutError) as e:
+            raise DatasetError(errno.ECONNREFUSED, f"cannot reach the Dask scheduler {self.scheduler}: {e}") from None
         try:
             # coarse tasks, retried on another worker if one dies; pure=False: a retry is a new run
             futures = [client.submit(run_task, t, *args, retries=3, pure=False) for t in tasks]
@@ -494,6 +499,7 @@ def process(paths: Iterable[str], *, override: str = "", out: str | Path | None 
         _collect(stats, runner.run(tasks, (override, None, keep_results)), tasks, set(), override, None, progress)
         return stats
     root = Path(out)
+    _check_dataset_path(root)
     with locked(root):
         try:
             _clear_staging(root)
@@ -538,8 +544,10 @@ def _collect(stats: ImportStats, results: Iterator[TaskResult], tasks: list[list
         stats.games_skipped += len(res.game_ids) - len(keep)
         stats.games_new += len(keep)
         known |= keep
-        stats.findings.extend(f for k, f in res.findings if k is None or k in keep)
-        stats.results.extend(r for r, k in zip(res.results, dict.fromkeys(res.game_ids)) if k in keep)
+        # every finding is reported (a game already in the dataset is still audited); only new games are stored
+        stats.findings.extend(f for _, f in res.findings)
+        stats.findings_stored += sum(1 for k, _ in res.findings if k is None or k in keep)
+        stats.results.extend(res.results)
         if res.batch is not None and staging is not None:
             batch = res.batch
             if len(keep) != len(set(res.game_ids)):
@@ -587,6 +595,18 @@ def _filter_batch(staging: Path, batch: str, keep: set[str]) -> str | None:
     if out != batch:
         shutil.rmtree(staging / batch, ignore_errors=True)
     return out
+
+
+def _check_dataset_path(root: Path) -> None:
+    """Refuse to write a dataset into a folder that holds something else (a folder of logs, /)."""
+    if root.exists() and not root.is_dir():
+        raise DatasetError(errno.ENOTDIR, f"{root} is a file, not a dataset folder")
+    if root.is_dir() and not (root / "current").exists():
+        others = [p.name for p in root.iterdir() if p.name not in (".lock", "staging", "store", "gens")]
+        if others:
+            raise DatasetError(errno.EEXIST, f"{root} is a folder that is not a dataset (it holds "
+                               f"{', '.join(sorted(others)[:3])}{', ...' if len(others) > 3 else ''}): give a new "
+                               "or empty folder, or one made by `auditor import`")
 
 
 def import_paths(paths: Iterable[str], out: str | Path, *, override: str = "", keep_results: bool = False,

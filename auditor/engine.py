@@ -69,6 +69,7 @@ class PreparedHand:
     top_bid: bool = False  # the contract is the preset's top bid (smudge)
     bid_of: dict[int, int] = field(default_factory=dict)  # seat -> value of its (valid) bid
     seat_names: list[str] = field(default_factory=list)
+    written_dealer: int = -1
     seller: int = -1  # sell: the eldest hand who sold
     sale: int = 0  # points the seller scores at once
     thrown_in: bool = False
@@ -187,7 +188,7 @@ def _auction(h: Hand, seats: _Seats, rules: Rules, dealer: int, prep: PreparedHa
         break
     else:
         missing += [x for x in order[j:] if x not in spoken]
-    if h.bids and missing:
+    if h.bids and missing and not h.bids.unreadable:  # a bid that could not be read is already an E1xx
         names = ", ".join(seats.name(x) for x in missing)
         find("A301", f"the auction is missing {names}: every player speaks once, passes included", 1,
              seats.name(missing[0]), expected=names, recorded="nothing")
@@ -269,8 +270,11 @@ def _auction(h: Hand, seats: _Seats, rules: Rules, dealer: int, prep: PreparedHa
     prep.top_bid = prep.contract == rules.max_bid and rules.smudge != "none"
 
 
-def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected_dealer: int) -> PreparedHand:
-    """Pass 1 for one hand: dealer, auction, seats in every trick, deal integrity."""
+def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Sequence[int]) -> PreparedHand:
+    """Pass 1 for one hand: dealer, auction, seats in every trick, deal integrity.
+
+    ``expected`` lists the dealers the rotation allows, the likeliest first (empty: any).
+    """
     prep = PreparedHand(game.name, h.number, h.line, seat_names=seats.names)
     src = game.source
 
@@ -280,13 +284,18 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected_deal
     n = seats.n
     if h.dealer is None:
         find("E108", "the hand has no `dealer` line", h.line)
-        dealer = expected_dealer if expected_dealer >= 0 else 0
+        dealer = expected[0] if expected else 0
     else:
-        dealer = seats.index.get(h.dealer.name, 0)
-        if expected_dealer >= 0 and dealer != expected_dealer:
-            find("D205", f"{h.dealer.name} deals, but the deal passes clockwise: {seats.name(expected_dealer)} "
+        dealer = prep.written_dealer = seats.index.get(h.dealer.name, 0)
+        if expected and dealer not in expected:
+            right = expected[0]
+            find("D205", f"{h.dealer.name} deals, but the deal passes clockwise: {seats.name(right)} "
                  "should deal this hand", h.dealer.line, h.dealer.column, subject=h.dealer.name,
-                 expected=seats.name(expected_dealer), recorded=h.dealer.name)
+                 expected=seats.name(right), recorded=h.dealer.name)
+            # if the auction was spoken in the rightful dealer's order, the dealer line is the slip
+            first = (right + (2 if rules.auction == "sell" else 1)) % n
+            if h.bids and h.bids.bids and seats.index.get(h.bids.bids[0].player) == first:
+                dealer = right
     prep.dealer = dealer
     if h.misdeal:
         prep.misdeal = True
@@ -335,7 +344,14 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected_deal
         find("P406", f"the hand is not played out: no tricks recorded, {rules.hand_size} expected", h.line)
         prep.playable = False
         return prep
-    first = h.tricks[0]
+    tricks = list(h.tricks)
+    numbers = [t.number for t in tricks]
+    if sorted(numbers) == list(range(1, len(tricks) + 1)) and numbers != sorted(numbers):
+        at = next(t for t, k in zip(tricks, range(1, len(tricks) + 1)) if t.number != k)
+        find("P406", f"tricks are written out of order ({' '.join(map(str, numbers))}): replayed in number order",
+             at.line, at.column, trick=at.number)
+        tricks.sort(key=lambda t: t.number)
+    first = tricks[0]
     if first.plays:
         prep.trump = suit_of(first.plays[0].card)
     free_first = rules.first_trick_trump == "free"
@@ -352,7 +368,7 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected_deal
     played_at: dict[int, tuple[int, int]] = {}
     leader = prep.pitcher
     count_by_seat = [0] * n
-    for ti, t in enumerate(h.tricks):
+    for ti, t in enumerate(tricks):
         if t.number != ti + 1:
             find("P406", f"trick {t.number} where trick {ti + 1} was expected", t.line, t.column, trick=t.number,
                  expected=str(ti + 1), recorded=str(t.number))
@@ -361,36 +377,45 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected_deal
         if not plays:
             prep.playable = False
             continue
+        owner_of_first = next((o for o in range(n) if prep.dealt and (prep.dealt[o] >> plays[0].card) & 1), -1)
         if t.short:
-            if leader < 0:
-                leader = (dealer + 1) % n
-            row_seats = [(leader + i) % n for i in range(len(plays))]
+            # seats follow the leader; the first trick's leader is whoever the deal gave the card led
+            start = owner_of_first if ti == 0 and owner_of_first >= 0 else leader
+            if start < 0:
+                start = (dealer + 1) % n
+            row_seats = [(start + i) % n for i in range(len(plays))]
         else:
             # a trick mixing both forms (already an E101) takes its unnamed seats from the position
             first = seats.index[plays[0].player] if plays[0].player else (leader if leader >= 0 else 0)
             row_seats = [seats.index[p.player] if p.player else (first + i) % n for i, p in enumerate(plays)]
-            auction_faulted = any(f.code.startswith("A") for f in prep.findings)
-            if ti == 0 and leader != row_seats[0] and auction_faulted and row_seats[0] in prep.bid_of:
-                # the table let a faulty auction stand: judge the hand as played, one mistake one finding
-                leader = prep.pitcher = row_seats[0]
-                prep.contract = prep.bid_of[leader]
-                prep.top_bid = prep.contract == rules.max_bid and rules.smudge != "none"
-            if leader >= 0 and row_seats[0] != leader:
-                if ti == 0:
-                    if prep.contract > 0 or prep.seller >= 0:
-                        bids_line = h.bids.line if h.bids else t.line
-                        find("A307", f"{plays[0].player} leads the first trick, but the auction's winner is "
-                             f"{seats.name(leader)}, who pitches", bids_line, 1, None, plays[0].player,
-                             expected=seats.name(leader), recorded=plays[0].player)
-                    else:
-                        find("P403", f"{plays[0].player} leads the first trick, but the pitcher is "
-                             f"{seats.name(leader)} (nobody bid, so {seats.name(leader)} must pitch)", t.line,
-                             plays[0].column, 1, plays[0].player, expected=seats.name(leader),
-                             recorded=plays[0].player)
+        who = seats.name(row_seats[0])
+        auction_faulted = any(f.code.startswith("A") for f in prep.findings)
+        if ti == 0 and leader != row_seats[0] and h.bids is not None and h.bids.unreadable:
+            # part of the auction could not be read: the first leader pitched, for a contract we may not know
+            leader = prep.pitcher = row_seats[0]
+            prep.contract = prep.bid_of.get(leader, 0)
+            prep.playable = leader in prep.bid_of
+        if ti == 0 and leader != row_seats[0] and auction_faulted and row_seats[0] in prep.bid_of:
+            # the table let a faulty auction stand: judge the hand as played, one mistake one finding
+            leader = prep.pitcher = row_seats[0]
+            prep.contract = prep.bid_of[leader]
+            prep.top_bid = prep.contract == rules.max_bid and rules.smudge != "none"
+        if leader >= 0 and row_seats[0] != leader and not t.unreadable:
+            if ti == 0:
+                if prep.contract > 0 or prep.seller >= 0:
+                    bids_line = h.bids.line if h.bids else t.line
+                    find("A307", f"{who} leads the first trick, but the auction's winner is "
+                         f"{seats.name(leader)}, who pitches", bids_line, 1, None, who,
+                         expected=seats.name(leader), recorded=who)
                 else:
-                    find("P401", f"{plays[0].player} leads trick {t.number}, but {seats.name(leader)} won trick "
-                         f"{t.number - 1} and leads next", t.line, plays[0].column, t.number, plays[0].player,
-                         expected=seats.name(leader), recorded=plays[0].player)
+                    find("P403", f"{who} leads the first trick, but the pitcher is "
+                         f"{seats.name(leader)} (nobody bid, so {seats.name(leader)} must pitch)", t.line,
+                         plays[0].column, 1, who, expected=seats.name(leader), recorded=who)
+            else:
+                find("P401", f"{who} leads trick {t.number}, but {seats.name(leader)} won trick "
+                     f"{t.number - 1} and leads next", t.line, plays[0].column, t.number, who,
+                     expected=seats.name(leader), recorded=who)
+        if not t.short and not t.unreadable:
             expected_order = [(row_seats[0] + i) % n for i in range(n)]
             if row_seats != expected_order[: len(row_seats)]:
                 bad = next(i for i, s in enumerate(row_seats) if s != expected_order[i])
@@ -430,7 +455,11 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected_deal
         prep.trick_lines.append(t.line)
         prep.play_cols.append([p.column for p in plays])
 
-        leader = row_seats[_trick_winner_pos(cards, prep.trump)]
+        # after a broken trick (unreadable card, a card played twice, cards missing) its winner is not
+        # known for sure: the next trick's record says who led
+        broken = t.unreadable or len(plays) != n or any(f.trick == t.number and f.code in ("D201", "D203")
+                                                         for f in prep.findings)
+        leader = -1 if broken else row_seats[_trick_winner_pos(cards, prep.trump)]
     if free_first and prep.cards and suit_of(prep.cards[0][0]) != prep.trump:
         for pos, (c, seat) in enumerate(zip(prep.cards[0], prep.seats[0])):
             if pos and suit_of(c) == prep.trump and held_before(prep, seat, 0) & ~SUIT_MASKS[prep.trump]:
@@ -899,7 +928,7 @@ def score_game(game: Game, rules: Rules, seats: _Seats, preps: list[PreparedHand
                     op = "-" if rules.count_down else "+"
                     res.findings.append(Finding(
                         "S602", f"{s}: total written {'nothing' if rec is None else rec}, but the previous total "
-                        f"{sheet[s]} {op} this hand's written score {written_score.get(s, 0)} is {due[s]}",
+                        f"{sheet[s]} {op} this hand's written score {_signed(written_score.get(s, 0))} is {due[s]}",
                         src, h.total.line, col, game.name, h.number, None, s, expected=str(due[s]),
                         recorded="nothing" if rec is None else str(rec)))
             base = due or {}
@@ -951,6 +980,11 @@ def score_game(game: Game, rules: Rules, seats: _Seats, preps: list[PreparedHand
     return res
 
 
+def _signed(n: int) -> str:
+    """A number as it reads after a + or -: ``(-2)`` rather than ``-2``."""
+    return f"({n})" if n < 0 else str(n)
+
+
 def _standing(total: dict[str, int], rules: Rules) -> str:
     if rules.count_down:
         return "still needed: " + ", ".join(f"{k} {rules.game - v}" for k, v in total.items())
@@ -983,12 +1017,14 @@ def audit_games(games: Iterable[Game], override: str = "") -> list[GameResult]:
         seats = _Seats(game, rules)
         preps: list[PreparedHand] = []
         rows: dict[int, int] = {}
-        expected = -1
+        expected: list[int] = []
         for i, h in enumerate(game.hands):
             prep = prepare_hand(h, game, seats, rules, expected)
             preps.append(prep)
-            redeal = prep.thrown_in and rules.all_pass == "redeal"
-            expected = prep.dealer if redeal else (prep.dealer + 1) % seats.n
+            step = 0 if prep.thrown_in and rules.all_pass == "redeal" else 1
+            # next: from the dealer the hand was judged with, or from the one written (after a slip)
+            expected = list(dict.fromkeys((d + step) % seats.n for d in (prep.dealer, prep.written_dealer)
+                                          if d >= 0))
             if prep.cards:
                 rows[i] = len(all_preps)
                 all_preps.append(prep)

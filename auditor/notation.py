@@ -145,6 +145,7 @@ class Bids:
     line: int = _pos()
     comments: tuple[str, ...] = ()
     remark: str | None = None
+    unreadable: bool = field(default=False, compare=False)  # a bid could not be read (E101/E104)
 
 
 @dataclass(frozen=True, slots=True)
@@ -494,10 +495,12 @@ class Parser:
 
     def _check_game_tags(self, g: _GameBuilder) -> None:
         names = [t.name for t in g.tags]
+        present = f" (its tags: {', '.join(names)})" if names else ""
         if "Rules" not in names:
-            self.problem("E107", "the game has no Rules tag: which preset it follows is unknown", 1, line=g.line)
+            self.problem("E107", f"the game has no Rules tag: which preset it follows is unknown{present}", 1,
+                         line=g.line)
         if "Players" not in names:
-            self.problem("E107", "the game has no Players tag: the seats are unknown", 1, line=g.line)
+            self.problem("E107", f"the game has no Players tag: the seats are unknown{present}", 1, line=g.line)
 
     def _name_ok(self, name: str, column: int, what: str = "player", keys: bool = False) -> bool:
         g = self.game
@@ -589,9 +592,8 @@ class Parser:
             self.problem("E102", f"unknown statement {_show(word)} (expected one of: {', '.join(_KEYWORDS)}, "
                          "a trick, or a [Tag \"value\"] pair)", lead + 1)
             return
-        if word.rstrip(":") != kw:
+        if word.rstrip(":") != kw:  # reported, then read all the same: a capital must not lose a hand
             self.problem("E102", f"keywords are lower case: write {kw!r}, not {_show(word)}", lead + 1)
-            return
         if self.game is None:
             self.problem("E108", f"{kw!r} before any tag block: a game starts with [Rules ...] and [Players ...] tags",
                          lead + 1)
@@ -743,6 +745,7 @@ class Parser:
             return
         bids = []
         pos = 0
+        before = len(self._game_findings)
         for part in rest.split(","):
             part_at = at + pos
             pos += len(part) + 1
@@ -760,7 +763,8 @@ class Parser:
                 continue
             if self._name_ok(name, ncol):
                 bids.append(Bid(name, word.lower(), ncol))
-        h["bids"] = Bids(tuple(bids), self.lineno, self._take_comments(), remark)
+        h["bids"] = Bids(tuple(bids), self.lineno, self._take_comments(), remark,
+                         len(self._game_findings) > before)
 
     def _trump(self, rest: str, at: int, remark: str | None, col: int) -> None:
         h = self._in_hand("trump", col)
@@ -1030,12 +1034,22 @@ def expand_paths(paths: Iterable[str | Path]) -> tuple[list[str], list[Finding]]
             continue
         path = Path(s)
         if path.is_dir():
-            out.extend(str(f) for f in sorted(path.rglob("*.pitch")) if f.is_file())
+            found = [str(f) for f in sorted(path.rglob("*.pitch")) if f.is_file()]
+            if not found:
+                problems.append(Finding("E100", f"no *.pitch files in the folder {s}", s, 0, 0))
+            out.extend(found)
         elif path.is_file():
             out.append(s)
         else:
             problems.append(Finding("E100", f"no such file or folder: {s}", s, 0, 0))
-    return out, problems
+    seen: set[str] = set()
+    unique = []
+    for f in out:  # a file named twice (or inside a folder also named) is read once
+        key = f if f == "-" else str(Path(f).resolve())
+        if key not in seen:
+            seen.add(key)
+            unique.append(f)
+    return unique, problems
 
 
 # --------------------------------------------------------------------------- canonical writer

@@ -20,6 +20,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 from rich.console import Console
+from rich.measure import Measurement
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
@@ -99,6 +100,12 @@ def rich_table(rows: Sequence[dict[str, Any]], columns: Sequence[str] | None = N
     return t
 
 
+def _natural_width(table: Table) -> int:
+    """The width a table needs to print without folding any cell."""
+    probe = Console(width=100_000)
+    return max(40, Measurement.get(probe, probe.options, table).maximum)
+
+
 def _cell(v: Any) -> str:
     if v is None:
         return ""
@@ -113,12 +120,16 @@ def emit_rows(rows: Sequence[dict[str, Any]], fmt: str, output: str | None = Non
               columns: Sequence[str] | None = None, title: str | None = None, schema: pa.Schema | None = None) -> None:
     """Print (or write to ``output``) rows in the chosen format."""
     if fmt in ("table", "text"):
+        table = rich_table(rows, columns, title)
         if output:
             buf = io.StringIO()
-            Console(file=buf, width=200, no_color=True).print(rich_table(rows, columns, title))
+            Console(file=buf, width=_natural_width(table), no_color=True).print(table)
             write_atomic(output, buf.getvalue().encode("utf-8"))
         else:
-            stdout_console().print(rich_table(rows, columns, title))
+            con = stdout_console()
+            if not con.is_terminal:  # a pipe or a file has no width to fit: print the table whole
+                con = stdout_console(width=_natural_width(table))
+            con.print(table)
         return
     data = rows_to_bytes(rows, fmt, columns, schema)
     if output:

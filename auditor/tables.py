@@ -127,9 +127,10 @@ def add_game(rows: Rows, res: GameResult, game_id: str, parse_findings: list[Fin
         trump = SUITS.index(hs.trump) if hs and hs.trump else -1
         players = hs.trick_players if hs else []
         cols = rows.cols["plays"]  # the biggest table: columns filled directly, not row by row
-        for ti, t in enumerate(h.tricks):
-            winner = hs.winners[ti] if hs and ti < len(hs.winners) else None
-            row_players = players[ti] if ti < len(players) else []
+        for t in h.tricks:
+            ti = t.number - 1  # the engine replays tricks in number order, whatever order they were written in
+            winner = hs.winners[ti] if hs and 0 <= ti < len(hs.winners) else None
+            row_players = players[ti] if 0 <= ti < len(players) else []
             for pos, p in enumerate(t.plays):
                 player = p.player
                 if player is None and pos < len(row_players):

@@ -30,6 +30,12 @@ SchedulerOpt = Annotated[str | None, typer.Option("--scheduler", help="run the w
 CORES = os.cpu_count() or 1
 
 
+def check_format(fmt: str, allowed: tuple[str, ...]) -> None:
+    """Exit 2 unless ``fmt`` is one of ``allowed``."""
+    if fmt not in allowed:
+        raise fail(f"--format must be one of {', '.join(allowed)}, not {fmt!r}")
+
+
 def _check_rules(rules: str) -> None:
     if rules:
         try:
@@ -53,6 +59,7 @@ def import_cmd(
     scheduler: SchedulerOpt = None,
 ) -> None:
     """Parse and audit logs into a Parquet dataset (idempotent, atomic)."""
+    check_format(fmt, ("text", "json"))
     _check_rules(rules)
     try:
         with progress_bar(_total_bytes(paths)) as tick:
@@ -61,7 +68,8 @@ def import_cmd(
         raise fail(f"{e.strerror or e}; the dataset is unchanged")
     missing = [f for f in stats.findings if f.code == "E100"]
     summary = {"dataset": str(out), "files": stats.files, "games": stats.games, "games_added": stats.games_new,
-               "games_already_present": stats.games_skipped, "hands": stats.hands, "findings": len(stats.findings)}
+               "games_already_present": stats.games_skipped, "hands": stats.hands,
+               "findings_recorded": stats.findings_stored}
     if fmt == "json":
         typer.echo(json.dumps(summary, indent=2))
     else:
@@ -70,7 +78,7 @@ def import_cmd(
             err.print(f"auditor: {f.message}", markup=False)
         err.print(f"imported {stats.games_new} new game(s) from {stats.files} file(s) into {out} "
                   f"({stats.games_skipped} already present, {stats.hands} hands read, "
-                  f"{len(stats.findings)} findings recorded)", markup=False, soft_wrap=True)
+                  f"{stats.findings_stored} findings recorded)", markup=False, soft_wrap=True)
     if missing:
         raise typer.Exit(EXIT_FAILED)
 
@@ -87,11 +95,13 @@ def audit(
     scheduler: SchedulerOpt = None,
 ) -> None:
     """Replay every hand and report revokes, illegal plays and scoring mistakes."""
-    if fmt not in ("text", "json", "jsonl", "csv"):
-        raise fail(f"--format must be text, json, jsonl or csv, not {fmt!r}")
+    check_format(fmt, ("text", "json", "jsonl", "csv"))
     _check_rules(rules)
     sel = [s for v in select_ for s in v.split(",") if s]
     ign = [s for v in ignore for s in v.split(",") if s]
+    for prefix in sel + ign:  # a mistyped prefix would otherwise pass a CI gate silently
+        if not any(c.startswith(prefix.upper()) for c in CATALOG):
+            raise fail(f"no finding code starts with {prefix!r} (see `auditor explain --all`)")
     try:
         with progress_bar(_total_bytes(paths), "auditing") as tick:
             stats = process(paths, override=rules, out=out, progress=tick, jobs=jobs, scheduler=scheduler)
@@ -155,6 +165,7 @@ def explain(
     fmt: Annotated[str, typer.Option("--format", help="text, json or markdown")] = "text",
 ) -> None:
     """Say what a finding code means, why it matters, and show an example."""
+    check_format(fmt, ("text", "json", "markdown"))
     codes = list(CATALOG) if all_ or code is None else [code.upper()]
     if fmt == "markdown":
         sys.stdout.write(catalog_markdown() if all_ or code is None else explain_code(codes[0]) or "")
@@ -179,6 +190,7 @@ def rules_cmd(
     fmt: Annotated[str, typer.Option("--format", help="table, csv, json or jsonl")] = "table",
 ) -> None:
     """List the rule presets and keys, or show one preset in full."""
+    check_format(fmt, ("table", "csv", "json", "jsonl"))
     if name:
         try:
             r = resolve_rules(None, name)
@@ -210,7 +222,7 @@ def simulate(
     rules: Annotated[str, typer.Option("--rules", help="preset, optionally with key=value words")] = "auction",
     games: Annotated[int, typer.Option("--games", min=1, help="number of games")] = 10,
     seed: Annotated[int, typer.Option("--seed", help="random seed (same seed, same games)")] = 0,
-    players: Annotated[int | None, typer.Option("--players", help="number of players")] = None,
+    players: Annotated[int | None, typer.Option("--players", min=2, help="number of players")] = None,
     faults: Annotated[str, typer.Option("--faults", help=f"comma-separated: {', '.join(FAULTS)}")] = "",
     output: Annotated[str | None, typer.Option("--output", "-o", help="write the log here (default stdout)")] = None,
     key: Annotated[str | None, typer.Option("--key", help="answer key file (default OUTPUT.key.json)")] = None,
@@ -225,14 +237,19 @@ def simulate(
         text, answers = run_simulation(words[0], games, seed, players, wanted, " ".join(words[1:]))
     except (RulesError, ValueError) as e:
         raise fail(str(e))
-    if output:
-        write_atomic(output, text.encode("utf-8"))
-    else:
-        sys.stdout.write(text)
     key_path = key or (f"{output}.key.json" if output else None)
-    if key_path and (wanted or key):
-        write_atomic(key_path, (json.dumps(answers, indent=2) + "\n").encode("utf-8"))
-        typer.echo(f"wrote {len(answers)} expected finding(s) to {key_path}", err=True)
+    try:
+        if output:
+            write_atomic(output, text.encode("utf-8"))
+        else:
+            sys.stdout.write(text)
+        if key_path and (wanted or key):
+            write_atomic(key_path, (json.dumps(answers, indent=2) + "\n").encode("utf-8"))
+            typer.echo(f"wrote {len(answers)} expected finding(s) to {key_path}", err=True)
+        elif wanted:
+            typer.echo("the answer key was not written: give --output FILE or --key FILE", err=True)
+    except OSError as e:
+        raise fail(f"cannot write {e.filename}: {e.strerror}")
 
 
 @app.command()
