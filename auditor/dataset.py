@@ -436,6 +436,7 @@ class ImportStats:
     batches: int = 0
     generation: int = 0
     findings_stored: int = 0
+    games_replaced: int = 0
     findings: list[Finding] = field(default_factory=list)
     results: list[GameResult] = field(default_factory=list)
 
@@ -508,8 +509,12 @@ def process(paths: Iterable[str], *, override: str = "", out: str | Path | None 
             known = known_game_ids(root)
             new = _collect(stats, runner.run(tasks, (override, str(staging), keep_results)), tasks, known, override,
                            staging, progress)
+            drop: list[str] = []
             if new:
-                stats.generation = publish(root, new)
+                replaced, rewritten, drop = _supersede(root, staging, new)
+                stats.games_replaced = len(replaced)
+                new.update(rewritten)
+                stats.generation = publish(root, new, drop)
             stats.batches = len(new)
         except OSError as e:
             _clear_staging(root)
@@ -577,24 +582,72 @@ def _renumber_if_needed(res: TaskResult, games_before: dict[str, int], override:
     return res
 
 
-def _filter_batch(staging: Path, batch: str, keep: set[str]) -> str | None:
-    """Rewrite a staged batch without the games already in the dataset."""
-    wanted = pa.array(sorted(keep), pa.string())
+def _filter_batch(staging: Path, batch: str, keep: set[str] | None = None, source: Path | None = None,
+                  drop: set[str] | None = None) -> str | None:
+    """Rewrite a batch keeping only the games in ``keep`` (or all but those in ``drop``) as a new staged batch.
+
+    ``source`` is the batch's folder (default: the staged one, which is then removed).
+    """
+    folder = source or staging / batch
+    chosen = pa.array(sorted(keep if keep is not None else drop or ()), pa.string())
     writer = BatchWriter(staging)
     try:
         for t in TABLES:
-            f = staging / batch / f"{t}.parquet"
+            f = folder / f"{t}.parquet"
             if f.exists():
                 tb = pq.read_table(f, schema=SCHEMAS[t])
                 ids = tb.column("game_id")
-                writer.write({t: tb.filter(pc.or_kleene(pc.is_in(ids, wanted), pc.is_null(ids)))})
+                hit = pc.is_in(ids, chosen)
+                mask = pc.or_kleene(hit, pc.is_null(ids)) if keep is not None else \
+                    pc.or_kleene(pc.invert(hit), pc.is_null(ids))
+                writer.write({t: tb.filter(mask)})
         out = writer.close()
     except BaseException:
         writer.abort()
         raise
-    if out != batch:
+    if source is None and out != batch:
         shutil.rmtree(staging / batch, ignore_errors=True)
     return out
+
+
+def _game_names(table: pa.Table) -> dict[tuple, str]:
+    """Identity of each game -> its key: (GameId,) when it has one, else (file, position)."""
+    out = {}
+    for gid, name, src, idx, tags in zip(*(table.column(c).to_pylist() for c in
+                                           ("game_id", "game", "source_file", "game_index", "tags"))):
+        has_id = "GameId" in json.loads(tags or "{}")
+        out[(name,) if has_id else (src, idx)] = gid
+    return out
+
+
+def _supersede(root: Path, staging: Path, new: dict[str, dict]) -> tuple[list[str], dict[str, dict], list[str]]:
+    """Games in the new batches that are new versions of stored ones (same GameId, or same file and position,
+    different content): the stored versions are taken out.  Returns (replaced keys, rewritten batches, dropped)."""
+    cols = ["game_id", "game", "source_file", "game_index", "tags"]
+    incoming: dict[tuple, str] = {}
+    for b in new:
+        f = staging / b / "games.parquet"
+        if f.exists():
+            incoming.update(_game_names(pq.read_table(f, columns=cols)))
+    replaced = set()
+    rewritten: dict[str, dict] = {}
+    dropped: list[str] = []
+    gen = current(root)
+    manifest = read_manifest(root)
+    for b, entry in manifest["batches"].items():
+        f = gen / f"batch={b}" / "games.parquet"
+        if not f.exists():
+            continue
+        stored = _game_names(pq.read_table(f, columns=cols))
+        old = {gid for ident, gid in stored.items() if ident in incoming and incoming[ident] != gid}
+        if not old:
+            continue
+        replaced |= old
+        out = _filter_batch(staging, b, drop=old, source=gen / f"batch={b}")
+        dropped.append(b)
+        if out is not None:
+            rewritten[out] = {**entry, "games": entry["games"] - len(old)}
+    return sorted(replaced), rewritten, dropped
 
 
 def _check_dataset_path(root: Path) -> None:

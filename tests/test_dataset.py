@@ -200,3 +200,24 @@ def test_a_worker_killed_mid_task_neither_loses_nor_duplicates_games(tmp_path, l
     assert marker.exists()  # a worker did die
     assert (local.games_new, local.games_skipped) == (remote.games_new, remote.games_skipped)
     assert snapshot(tmp_path / "local") == snapshot(tmp_path / "dask")
+
+
+def test_a_corrected_log_replaces_its_earlier_version(tmp_path):
+    log = tmp_path / "club.pitch"
+    log.write_text(NOTATION_EXAMPLE.replace('[Event "Thursday club"]', '[Event "Thursday club"]\n[GameId "thu-1"]')
+                   + "\n" + simulate("auction", games=2, seed=4)[0])
+    root = tmp_path / "ds"
+    import_paths([str(log)], root)
+    assert read_table(root, "findings").num_rows == 2
+    # the score keeper corrects the sheet (and adds a comment); the other games are untouched
+    log.write_text(log.read_text().replace("score Ann 3, Bob 0, Cal 1, Dee 0", "score Ann 3, Bob 0, Cal 0, Dee 1  % fixed")
+                   .replace("total Ann 3, Bob 0, Cal 1, Dee 0", "total Ann 3, Bob 0, Cal 0, Dee 1"))
+    stats = import_paths([str(log)], root)
+    assert (stats.games_new, stats.games_skipped, stats.games_replaced) == (1, 2, 1)
+    games = read_table(root, "games").column("game").to_pylist()
+    assert sorted(games) == sorted(["thu-1", "sim-auction-4-1", "sim-auction-4-2"])
+    assert read_table(root, "findings").num_rows == 0
+    plays = read_table(root, "plays").to_pylist()
+    assert len({p["game_id"] for p in plays}) == 3  # the earlier version's rows are gone from every table
+    hands = read_table(root, "hands").to_pylist()
+    assert len(plays) == sum(h["tricks"] * 4 for h in hands)

@@ -22,6 +22,21 @@ app = typer.Typer(
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_FAILED = 0, 1, 2
 
 
+def _version(value: bool) -> None:
+    if value:
+        from .. import __version__
+
+        typer.echo(f"auditor {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="print the version"),
+) -> None:
+    """Replay and audit recorded hands of Pitch: legality, revokes, scores; a Parquet dataset to query."""
+
+
 def fail(message: str) -> typer.Exit:
     """Print ``message`` on stderr and return the exit for 'could not run'."""
     typer.echo(f"auditor: {message}", err=True)

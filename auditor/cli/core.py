@@ -69,13 +69,16 @@ def import_cmd(
     missing = [f for f in stats.findings if f.code == "E100"]
     summary = {"dataset": str(out), "files": stats.files, "games": stats.games, "games_added": stats.games_new,
                "games_already_present": stats.games_skipped, "hands": stats.hands,
-               "findings_recorded": stats.findings_stored}
+               "findings_recorded": stats.findings_stored, "games_replaced": stats.games_replaced}
     if fmt == "json":
         typer.echo(json.dumps(summary, indent=2))
     else:
         err = stderr_console()
         for f in missing:
             err.print(f"auditor: {f.message}", markup=False)
+        if stats.games_replaced:
+            err.print(f"{stats.games_replaced} game(s) already in {out} were replaced by a new version "
+                      "(same GameId, or same file and position, different content)", markup=False, soft_wrap=True)
         err.print(f"imported {stats.games_new} new game(s) from {stats.files} file(s) into {out} "
                   f"({stats.games_skipped} already present, {stats.hands} hands read, "
                   f"{stats.findings_stored} findings recorded)", markup=False, soft_wrap=True)
@@ -129,33 +132,42 @@ def audit(
 
 @app.command()
 def fmt(
-    file: Annotated[str, typer.Argument(help="a .pitch file, or - for stdin")],
-    in_place: Annotated[bool, typer.Option("--in-place", help="rewrite the file (refused if it has unreadable lines)")] = False,
-    check: Annotated[bool, typer.Option("--check", help="exit 1 if the file is not in canonical form")] = False,
+    files: Annotated[list[str], typer.Argument(help=".pitch files or folders (searched for *.pitch), or - for stdin")],
+    in_place: Annotated[bool, typer.Option("--in-place", help="rewrite each file (refused if it has unreadable lines)")] = False,
+    check: Annotated[bool, typer.Option("--check", help="list the files not in canonical form; exit 1 if any")] = False,
 ) -> None:
-    """Print a log in canonical form: one statement per line, canonical card tokens, comments kept."""
-    if file != "-" and not Path(file).is_file():
-        raise fail(f"no such file: {file}")
-    games, problems = parse_file(file)
-    text = write_games(games)
-    if problems:
+    """Print logs in canonical form: one statement per line, canonical card tokens, comments kept."""
+    paths, missing = expand_paths(files)
+    for m in missing:
+        typer.echo(f"auditor: {m.message}", err=True)
+    if missing and not paths:
+        raise typer.Exit(EXIT_FAILED)
+    if in_place and "-" in paths:
+        raise fail("--in-place needs files, not stdin")
+    status = EXIT_CLEAN
+    for path in paths:
+        games, problems = parse_file(path)
+        text = write_games(games)
         for p in problems:
             typer.echo(f"{p.source}:{p.line}:{p.column}: {p.code} {p.message}", err=True)
-    if check:
-        same = file != "-" and Path(file).read_bytes() == text.encode("utf-8")
-        raise typer.Exit(EXIT_CLEAN if same and not problems else EXIT_FINDINGS)
-    if in_place:
-        if file == "-":
-            raise fail("--in-place needs a file, not stdin")
         if problems:
-            typer.echo(f"auditor: {file} left unchanged: {len(problems)} problem(s) would be lost in rewriting",
-                       err=True)
-            raise typer.Exit(EXIT_FINDINGS)
-        write_atomic(file, text.encode("utf-8"))
-        return
-    sys.stdout.write(text)
-    if problems:
-        raise typer.Exit(EXIT_FINDINGS)
+            status = EXIT_FINDINGS
+        if check:
+            if path == "-" or Path(path).read_bytes() != text.encode("utf-8"):
+                typer.echo(f"{path}: not in canonical form (auditor fmt --in-place {path})", err=True)
+                status = EXIT_FINDINGS
+        elif in_place:
+            if problems:
+                typer.echo(f"auditor: {path} left unchanged: {len(problems)} problem(s) would be lost in rewriting",
+                           err=True)
+                continue
+            target = Path(path).resolve()  # through a symlink to the file it names, keeping its mode
+            mode = target.stat().st_mode & 0o7777
+            write_atomic(target, text.encode("utf-8"))
+            os.chmod(target, mode)
+        else:
+            sys.stdout.write(text)
+    raise typer.Exit(EXIT_FAILED if missing else status)
 
 
 @app.command()
