@@ -247,6 +247,8 @@ def build_hand_view(game: Game, result: GameResult, number: int, extra: Sequence
     players = game.players
     teams = game.teams if result.rules.partnership else {}
     recorded = [t for t in hand.tricks if t.plays]
+    if sorted(t.number for t in recorded) == list(range(1, len(recorded) + 1)):
+        recorded.sort(key=lambda t: t.number)  # the engine replays tricks written out of order by number
 
     # who played each card: the engine's seat assignment covers the short form `1. AS 3S ...`
     seats_of: list[list[str]] = []
