@@ -202,3 +202,21 @@ def test_sample_logs_give_exactly_their_documented_flaws():
         ("sell.pitch", 174, "S602"), ("setback.pitch", 131, "E102"), ("setback.pitch", 251, "S601"),
         ("setback.pitch", 261, "R501")])
     assert len(found) == 15  # two S601 lines name two players each
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=25, deadline=None)
+@given(preset=st.sampled_from(PRESETS), seed=st.integers(0, 10_000), players=st.integers(3, 7))
+def test_legal_games_produce_no_findings(preset, seed, players):
+    """Any legal game the bots play, under any preset and table size the preset allows, audits clean."""
+    from auditor.rules import PRESETS as RULESETS
+
+    lo, hi = RULESETS[preset].players
+    n = min(max(players, lo), hi)
+    text, _ = simulate(preset, games=1, seed=seed, players=n)
+    results, findings = audit_text(text)
+    assert findings == [], [f.message for f in findings]
+    assert all(h.scored for r in results for h in r.hands)
