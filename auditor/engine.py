@@ -722,7 +722,7 @@ class GameResult:
 
 
 def _score_hand(prep: PreparedHand, b: int, batch: Batch | None, seats: _Seats, rules: Rules,
-                h: Hand, game: Game, before: dict[str, int]) -> HandScore:
+                h: Hand, game: Game) -> HandScore:
     """Points, contract and penalties of one hand (pass 3, for a hand already through pass 2)."""
     sides = seats.side_names
     hs = HandScore(game.name, h.number, h.line, seats.name(prep.dealer),
@@ -814,8 +814,7 @@ def _score_hand(prep: PreparedHand, b: int, batch: Batch | None, seats: _Seats, 
     return hs
 
 
-def _going_out(hs: HandScore, prep: PreparedHand, rules: Rules, before: dict[str, int],
-               after: dict[str, int]) -> str | None:
+def _going_out(hs: HandScore, rules: Rules, before: dict[str, int], after: dict[str, int]) -> str | None:
     """Who (if anyone) wins the game in this hand, by the preset's counting order."""
     target = rules.game
     reached = [s for s, v in after.items() if v >= target]
@@ -859,8 +858,7 @@ def score_game(game: Game, rules: Rules, seats: _Seats, preps: list[PreparedHand
     ended_at: int | None = None
     for i, (h, prep) in enumerate(zip(game.hands, preps)):
         res.findings.extend(prep.findings)
-        hs = _score_hand(prep, batch_rows.get(i, -1), batch if i in batch_rows else None, seats, rules, h, game,
-                         total)
+        hs = _score_hand(prep, batch_rows.get(i, -1), batch if i in batch_rows else None, seats, rules, h, game)
         res.cards_played += sum(len(c) for c in prep.cards)
         for t, pos, player, card, could in hs.revoke_plays:
             line = prep.trick_lines[t - 1]
@@ -944,7 +942,7 @@ def score_game(game: Game, rules: Rules, seats: _Seats, preps: list[PreparedHand
                     expected="no more hands", recorded=f"hand {h.number}"))
         elif hs.scored and hs.status == "played":
             after_up = dict(total)
-            out = _going_out(hs, prep, rules, before, after_up)
+            out = _going_out(hs, rules, before, after_up)
             if out is not None:
                 hs.went_out = out
                 ended_at = i

@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from .cards import SUITS, rank_of, suit_of
+from .cards import rank_of, suit_of
 from .engine import _trick_winner_pos, audit_games, resolve_rules
 from .notation import (Bid, Bids, Deal, Finding, Game, Hand, Holding, Named, Play, ScoreEntry, ScoreLine, Tag,
                        Trick, parse_text, write_games)
