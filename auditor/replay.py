@@ -36,7 +36,7 @@ from .notation import Finding, Game, Hand
 from .rules import Rules
 
 MIN_WIDTH = 60
-WIDE_WIDTH = 100  # from here on, panels go side by side
+WIDE_WIDTH = 120  # from here on, panels go side by side (the scores table needs room)
 #: Four-colour deck: hearts and diamonds stay apart at a glance, and spades use the
 #: terminal's own foreground so they read on dark and light backgrounds alike.
 SUIT_STYLES = ("bold", "bold red", "bold blue", "bold green")

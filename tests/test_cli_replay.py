@@ -66,13 +66,13 @@ def test_piped_output_is_plain_text_with_suit_symbols(revoke_file):
     assert all(line == line.rstrip() for line in lines)  # no padding left at the ends of lines
 
 
-@pytest.mark.parametrize("columns", ["60", "100"])
+@pytest.mark.parametrize("columns", ["60", "120"])
 def test_the_layout_follows_the_width_it_is_given(revoke_file, columns):
     r = run(str(revoke_file), env=clean_env(COLUMNS=columns))
     assert r.returncode == 0, r.stderr
     assert max(cell_len(line) for line in r.stdout.splitlines()) <= int(columns)
     side_by_side = any("Hands as dealt" in line and "The auction" in line for line in r.stdout.splitlines())
-    assert side_by_side == (columns == "100")
+    assert side_by_side == (columns == "120")
 
 
 def test_a_width_below_60_is_raised_to_60(revoke_file):

@@ -335,7 +335,7 @@ def test_no_line_is_wider_than_the_console(width, text):
 
 def test_the_wide_layout_puts_panels_side_by_side():
     view = view_of(REVOKE)
-    narrow, wide = show(render_hand(view, Layout(60)), 60), show(render_hand(view, Layout(100)), 100)
+    narrow, wide = show(render_hand(view, Layout(60)), 60), show(render_hand(view, Layout(120)), 120)
     assert any("Hands as dealt" in line and "The auction" in line for line in wide.splitlines())
     assert not any("Hands as dealt" in line and "The auction" in line for line in narrow.splitlines())
     assert len(narrow.splitlines()) > len(wide.splitlines())
