@@ -47,11 +47,16 @@ import pyarrow.parquet as pq
 
 from .engine import GameResult, audit_games
 from .notation import Finding, Game, expand_paths, iter_games
-from .tables import SCHEMA_VERSION, SCHEMAS, TABLES, Rows, add_finding, add_game, game_key
+from .tables import SCHEMA_VERSION, SCHEMAS, TABLES, Rows, add_finding, add_game, game_key, load_schema_doc
 
 BATCH_HANDS = 5_000  # hands audited together (one engine batch)
 CHUNK_BYTES = 8 << 20  # input bytes per task
 KEEP_GENERATIONS = 2  # a reader that opened the previous generation can finish its query
+# Tables computed from a batch's other tables by a `summarize` callable, not by the tasks
+# ("derived" in schemas/tables.json): the pipeline never writes them itself.
+DERIVED = tuple(t for t, spec in load_schema_doc()["tables"].items() if spec.get("derived"))
+
+Summarize = Callable[[Path], None]
 
 
 class DatasetError(OSError):
@@ -485,11 +490,14 @@ class _Runner:
 
 def process(paths: Iterable[str], *, override: str = "", out: str | Path | None = None, jobs: int = 1,
             scheduler=None, keep_results: bool = False,
-            progress: Callable[[int], None] | None = None) -> ImportStats:
+            progress: Callable[[int], None] | None = None, summarize: Summarize | None = None) -> ImportStats:
     """Parse and audit ``paths``; with ``out``, add them to that dataset.
 
     The one pipeline behind ``import``, ``audit`` and the on-the-fly datasets of
     ``stats``/``query``.  ``scheduler`` is a Dask scheduler address (or Client).
+    ``summarize`` is called on each staged batch folder just before it is published, to add
+    the derived tables (:data:`DERIVED`; ``auditor.warehouse.summarize_batch``); without it
+    the new batches have none, and readers compute those rows from the raw tables.
     """
     files, missing = expand_paths(paths)
     stats = ImportStats(files=len(files))
@@ -514,6 +522,7 @@ def process(paths: Iterable[str], *, override: str = "", out: str | Path | None 
                 replaced, rewritten, drop = _supersede(root, staging, new)
                 stats.games_replaced = len(replaced)
                 new.update(rewritten)
+                _summarize(staging, new, summarize)
                 stats.generation = publish(root, new, drop)
             stats.batches = len(new)
         except OSError as e:
@@ -524,6 +533,17 @@ def process(paths: Iterable[str], *, override: str = "", out: str | Path | None 
                                f"{e.strerror or e}") from None
         _clear_staging(root)
     return stats
+
+
+def _summarize(staging: Path, batches: Iterable[str], summarize: Summarize | None) -> None:
+    """Add the derived tables to staged batches, once their content is final (after filtering).
+
+    The batch keeps its name (the hash of the files the tasks wrote): publish moves the
+    whole folder, the extra file with it.
+    """
+    if summarize is not None:
+        for b in batches:
+            summarize(staging / b)
 
 
 def _collect(stats: ImportStats, results: Iterator[TaskResult], tasks: list[list[Chunk]], known: set[str],
@@ -663,16 +683,22 @@ def _check_dataset_path(root: Path) -> None:
 
 
 def import_paths(paths: Iterable[str], out: str | Path, *, override: str = "", keep_results: bool = False,
-                 jobs: int = 1, scheduler=None, progress: Callable[[int], None] | None = None) -> ImportStats:
-    """Parse, audit and add ``paths`` to the dataset at ``out``: atomic and idempotent."""
+                 jobs: int = 1, scheduler=None, progress: Callable[[int], None] | None = None,
+                 summarize: Summarize | None = None) -> ImportStats:
+    """Parse, audit and add ``paths`` to the dataset at ``out``: atomic and idempotent.
+
+    ``summarize`` adds the derived tables to each new batch (see :func:`process`).
+    """
     return process(paths, override=override, out=out, jobs=jobs, scheduler=scheduler, keep_results=keep_results,
-                   progress=progress)
+                   progress=progress, summarize=summarize)
 
 
-def compact(root: str | Path, target_rows: int = 2_000_000) -> tuple[int, int]:
+def compact(root: str | Path, target_rows: int = 2_000_000, summarize: Summarize | None = None) -> tuple[int, int]:
     """Merge the published batches into as few as ``target_rows`` plays rows each allows.
 
-    Returns (batches before, batches after).  Atomic like an import.
+    Returns (batches before, batches after).  Atomic like an import.  With ``summarize``
+    each merged batch gets its derived tables computed afresh; without it a merged batch
+    keeps them only if every batch merged into it had them (part of one would be wrong).
     """
     root = Path(root)
     with locked(root):
@@ -701,6 +727,10 @@ def compact(root: str | Path, target_rows: int = 2_000_000) -> tuple[int, int]:
             writer = BatchWriter(root / "staging")
             try:
                 for t in TABLES:
+                    if t in DERIVED and (summarize is not None or not all(
+                            (gen / f"batch={b}" / f"{t}.parquet").exists()
+                            or not (gen / f"batch={b}" / "games.parquet").exists() for b in group)):
+                        continue
                     for b in group:
                         f = gen / f"batch={b}" / f"{t}.parquet"
                         if f.exists():
@@ -710,6 +740,7 @@ def compact(root: str | Path, target_rows: int = 2_000_000) -> tuple[int, int]:
             except BaseException:
                 writer.abort()
                 raise
+            _summarize(root / "staging", [batch], summarize)
             entries = [manifest["batches"][b] for b in group]
             new[batch] = {"games": sum(e["games"] for e in entries), "hands": sum(e["hands"] for e in entries),
                           "files": sorted({f for e in entries for f in e.get("files", [])})}

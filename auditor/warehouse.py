@@ -4,8 +4,15 @@
 (reading ``DATASET/current/batch=*/<table>.parquet``, so batches published while the
 connection is open appear in its next query) and the derived views and macros
 defined in ``auditor/sql/*.sql`` (``game_players``, ``player_hands``, ``side_hands``,
-``unit_stats``, ``player_stats``, ``team_stats``).  The SQL files are the reference for
-every derived column; :func:`schema_rows` reads their ``-- column:`` lines.
+``game_player_counters_live``, ``unit_stats``, ``player_stats``, ``team_stats``).  The SQL
+files are the reference for every derived column; :func:`schema_rows` reads their
+``-- column:`` lines.
+
+Statistics come from per-game counters (one row per player per game): the dataset table
+``game_player_counters``, which :func:`summarize_batch` writes into each batch as it is
+imported, or, when some batch of the dataset lacks it (a dataset imported by an older
+version, or through :mod:`auditor.dataset` without ``summarize``), the view
+``game_player_counters_live`` that computes the same rows from the raw tables.
 
 Nothing a query does can change the data, by two locks:
 
@@ -22,6 +29,7 @@ Nothing a query does can change the data, by two locks:
 from __future__ import annotations
 
 import datetime as dt
+import io
 import re
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -32,9 +40,10 @@ from pathlib import Path
 
 import duckdb
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from .rules import RulesError, parse_rules
-from .dataset import ImportStats, import_paths, table_files, table_glob
+from .dataset import ImportStats, current, import_paths, table_files, table_glob, write_file_atomic
 from .tables import SCHEMAS, TABLES
 
 # DuckDB types of the Arrow types in schemas/tables.json: an empty table's view must have
@@ -57,6 +66,12 @@ _PRAGMA = re.compile(r"^pragma\s+([A-Za-z_][A-Za-z0-9_]*)", re.I)
 
 STAT_UNITS = ("player", "team")
 
+# The derived table of per-game counters (see schemas/tables.json), the view that computes it
+# from the raw tables, and the connection variable that tells unit_stats which one to read.
+SUMMARY_TABLE = "game_player_counters"
+SUMMARY_VIEW = "game_player_counters_live"
+_SUMMARY_VARIABLE = "auditor_summaries"
+
 
 class WarehouseError(Exception):
     """The warehouse could not do what was asked (bad SQL, a refused statement, no data)."""
@@ -74,6 +89,7 @@ class Warehouse:
     dataset: Path | None
     imported: ImportStats | None = None  # set when logs were imported on the fly
     files: dict[str, list[str]] = field(default_factory=dict)  # table -> part files read
+    summaries: bool = True  # read the stored counters when every batch has them (False: always the raw tables)
 
 
 # --------------------------------------------------------------------------- the SQL files
@@ -151,14 +167,22 @@ def _ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _raw_view_sql(table: str, files: Sequence[str], root: Path | None) -> str:
-    if files and root is not None:
-        # the glob goes through the `current` link, so a batch published later shows up in the next
-        # query without reopening; hive_partitioning off: the batch=<id> folders are storage, not a column
-        return (f"CREATE VIEW {table} AS SELECT * FROM read_parquet({_quote(table_glob(root, table))}, "
-                "hive_partitioning = false)")
+def _raw_view_sql(table: str, source: str | None) -> str:
+    """The view of one dataset table: over ``source`` (a file or a glob), or empty with its schema."""
+    if source is not None:
+        # hive_partitioning off: the batch=<id> folders are storage, not a column
+        return f"CREATE VIEW {table} AS SELECT * FROM read_parquet({_quote(source)}, hive_partitioning = false)"
     cols = ", ".join(f"CAST(NULL AS {_DUCK_TYPES[f.type]}) AS {_ident(f.name)}" for f in SCHEMAS[table])
     return f"CREATE VIEW {table} AS SELECT {cols} LIMIT 0"
+
+
+def _derived_views(con: duckdb.DuckDBPyConnection) -> None:
+    """Run the SQL files over the raw views already defined in ``con``."""
+    # 00_rule_sets.sql copies this into the table rule_sets
+    con.register("_rule_sets_source", _rule_sets(con))
+    for _, text in sql_files():
+        con.execute(text)
+    con.unregister("_rule_sets_source")
 
 
 def _rule_sets(con: duckdb.DuckDBPyConnection) -> pa.Table:
@@ -181,10 +205,12 @@ def _rule_sets(con: duckdb.DuckDBPyConnection) -> pa.Table:
     return pa.Table.from_pylist(rows, schema=schema)
 
 
-def connect(dataset: str | Path | None) -> Warehouse:
+def connect(dataset: str | Path | None, *, summaries: bool = True) -> Warehouse:
     """A read-only DuckDB connection with the raw and derived views over ``dataset``.
 
-    ``None`` gives the same views over no data (for ``--schema``).  Raises
+    ``None`` gives the same views over no data (for ``--schema``).  With ``summaries``
+    false, statistics are always computed from the raw tables, even where the stored
+    counters exist (the benchmark's baseline; the numbers are the same).  Raises
     :class:`WarehouseError` when ``dataset`` has no ``current/manifest.json``.
     """
     root = Path(dataset).resolve() if dataset is not None else None
@@ -196,22 +222,72 @@ def connect(dataset: str | Path | None) -> Warehouse:
     try:
         for t in TABLES:
             files[t] = [str(p) for p in table_files(root, t)] if root is not None else []
-            con.execute(_raw_view_sql(t, files[t], root))
-        # 00_rule_sets.sql copies this into the table rule_sets
-        con.register("_rule_sets_source", _rule_sets(con))
-        for _, text in sql_files():
-            con.execute(text)
-        con.unregister("_rule_sets_source")
+            # the glob goes through the `current` link, so a batch published later shows up in the
+            # next query without reopening
+            con.execute(_raw_view_sql(t, table_glob(root, t) if files[t] else None))
+        _derived_views(con)
         # The sandbox: from here on only the part files can be opened, and no setting can change.
         if root is not None:  # the generations the `current` link may point at, and their store
             con.execute("SET allowed_directories = $dirs",
                         {"dirs": [f"{root / d}/" for d in ("current", "gens", "store")]})
         con.execute("SET enable_external_access = false")
         con.execute("SET lock_configuration = true")
+        wh = Warehouse(con, root, files=files, summaries=summaries)
+        _pick_counters(wh)
     except duckdb.Error as e:
         con.close()
         raise WarehouseError(f"cannot open the dataset {dataset}: {e}") from None
-    return Warehouse(con, root, files=files)
+    return wh
+
+
+def summaries_complete(dataset: str | Path) -> bool:
+    """Whether every published batch of ``dataset`` that holds games has its stored counters."""
+    gen = current(dataset)
+    if gen is None:
+        return False
+    return all((b / f"{SUMMARY_TABLE}.parquet").exists() or not (b / "games.parquet").exists()
+               for b in gen.glob("batch=*"))
+
+
+def _pick_counters(wh: Warehouse) -> bool:
+    """Point unit_stats at the stored counters if they cover the published generation, else at the raw tables.
+
+    Called when the connection opens and before each query, since an import may publish
+    batches (with or without counters) while it is open.  Returns the choice.
+    """
+    use = (wh.summaries and wh.dataset is not None
+           # a view made while no batch had the table is the empty view: it would stay empty
+           and bool(wh.files.get(SUMMARY_TABLE)) and summaries_complete(wh.dataset))
+    # a variable, not a setting: the configuration is locked, and unit_stats reads it as a
+    # constant at plan time, so the branch it does not pick is never scanned
+    wh.con.execute(f"SET VARIABLE {_SUMMARY_VARIABLE} = {_literal(use)}")
+    return use
+
+
+def summarize_batch(batch_dir: str | Path) -> None:
+    """Write ``<batch_dir>/game_player_counters.parquet``: the per-game counters of one batch.
+
+    The :mod:`auditor.dataset` pipeline calls this (as its ``summarize`` argument) on each
+    staged batch just before publishing it, so the file always matches the batch's other
+    files.  The rows are the view ``game_player_counters_live`` over that batch alone: every
+    counter is per game, and a game lies in one batch.  The file is written even when it has
+    no rows, so that it marks the batch as summarized.
+    """
+    batch_dir = Path(batch_dir)
+    con = duckdb.connect(":memory:")
+    try:
+        for t in TABLES:
+            f = batch_dir / f"{t}.parquet"
+            con.execute(_raw_view_sql(t, str(f) if t != SUMMARY_TABLE and f.exists() else None))
+        _derived_views(con)
+        # ordered, so that the same batch always gives the same file
+        table = con.sql(f"SELECT * FROM {SUMMARY_VIEW} ORDER BY game_id, player").to_arrow_table()
+    finally:
+        con.close()
+    table = table.cast(SCHEMAS[SUMMARY_TABLE])
+    buf = io.BytesIO()
+    pq.write_table(table, buf, compression="zstd")
+    write_file_atomic(batch_dir / f"{SUMMARY_TABLE}.parquet", buf.getvalue())
 
 
 def is_dataset(path: str | Path) -> bool:
@@ -235,7 +311,7 @@ def open_data(paths: Sequence[str], override: str = "") -> Iterator[Warehouse]:
             wh.con.close()
         return
     with tempfile.TemporaryDirectory(prefix="auditor-") as tmp:
-        imported = import_paths(paths, tmp, override=override)
+        imported = import_paths(paths, tmp, override=override, summarize=summarize_batch)
         missing = [f for f in imported.findings if f.code == "E100"]
         if missing:
             raise WarehouseError("; ".join(f.message for f in missing))
@@ -311,6 +387,7 @@ def run_query(wh: Warehouse, sql: str) -> pa.Table:
     """
     statements = check_read_only(wh.con, sql)
     try:
+        _pick_counters(wh)  # player_stats and team_stats read unit_stats
         for text in statements[:-1]:
             wh.con.sql(text)
         rel = wh.con.sql(statements[-1])
@@ -359,9 +436,10 @@ def stats(wh: Warehouse, by: str = "player", *, game: str | None = None, event: 
     # when it can see the value, and the unfiltered table is the common case.
     args = {"per": by, "only_game": game, "only_event": event, "only_preset": preset, "since": since,
             "until": until, "min_hands": int(min_hands)}
-    sql = (f"SELECT * RENAME (unit AS {_ident(by)}) FROM unit_stats("
-           + ", ".join(f"{k} := {_literal(v)}" for k, v in args.items()) + f"){order}")
     try:
+        args["summaries"] = _pick_counters(wh)
+        sql = (f"SELECT * RENAME (unit AS {_ident(by)}) FROM unit_stats("
+               + ", ".join(f"{k} := {_literal(v)}" for k, v in args.items()) + f"){order}")
         return wh.con.sql(sql).to_arrow_table()
     except duckdb.Error as e:
         raise WarehouseError(str(e)) from None

@@ -45,6 +45,39 @@ def digest(root: Path) -> dict[str, str]:
             for p in sorted(root.rglob("*")) if p.is_file()}
 
 
+# --------------------------------------------------------------------------- stored counters
+
+
+def counters_in_every_batch(root: Path) -> int:
+    batches = list((root / "current").glob("batch=*"))
+    assert batches and all((b / "game_player_counters.parquet").exists() for b in batches), batches
+    return len(batches)
+
+
+def test_import_audit_and_compact_write_the_stored_counters(tmp_path):
+    root = tmp_path / "ds"
+    assert invoke("import", str(FIXTURES / "club.pitch"), "--out", str(root)).exit_code == 0
+    r = invoke("audit", str(FIXTURES / "league.pitch"), "--out", str(root))
+    assert r.exit_code == 0, r.output
+    assert counters_in_every_batch(root) == 2
+    before = invoke("stats", str(root), "--format", "json").stdout
+    r = invoke("compact", str(root))
+    assert r.exit_code == 0, r.output
+    assert counters_in_every_batch(root) == 1
+    assert invoke("stats", str(root), "--format", "json").stdout == before
+
+
+def test_stats_from_counters_equal_stats_from_raw_tables(ds, tmp_path):
+    root = tmp_path / "ds"
+    assert invoke("import", str(FIXTURES), "--out", str(root)).exit_code == 0
+    counters_in_every_batch(root)
+    assert not list((ds / "current").glob("batch=*/game_player_counters.parquet"))
+    for args in ([], ["--by", "team"], ["--rules", "partnership", "--by", "team"], ["--game", "club-2"]):
+        with_counters = invoke("stats", str(root), "--format", "json", *args)
+        without = invoke("stats", str(ds), "--format", "json", *args)
+        assert with_counters.exit_code == 0 and with_counters.stdout == without.stdout, args
+
+
 # --------------------------------------------------------------------------- stats
 
 

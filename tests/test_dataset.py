@@ -221,3 +221,36 @@ def test_a_corrected_log_replaces_its_earlier_version(tmp_path):
     assert len({p["game_id"] for p in plays}) == 3  # the earlier version's rows are gone from every table
     hands = read_table(root, "hands").to_pylist()
     assert len(plays) == sum(h["tricks"] * 4 for h in hands)
+
+
+def test_summarize_runs_on_each_final_batch_before_it_is_published(tmp_path, logs, monkeypatch):
+    """The derived table matches its batch: written after duplicates and replaced games are filtered out."""
+    from auditor.warehouse import summarize_batch
+
+    monkeypatch.setattr(ds_mod, "CHUNK_BYTES", 4_000)
+    seen = []
+
+    def summarize(batch_dir):
+        assert batch_dir.parent.name == "staging" and batch_dir.is_dir()  # staged, not yet published
+        seen.append(batch_dir.name)
+        summarize_batch(batch_dir)
+
+    root = tmp_path / "ds"
+    stats = import_paths([str(logs)], root, summarize=summarize)
+    assert stats.games_skipped == 1  # the repeated game: its batch was filtered before summarize
+    assert sorted(seen) == sorted(read_manifest(root)["batches"])
+
+    def counted_games():
+        return set(read_table(root, "game_player_counters", ["game_id"]).column("game_id").to_pylist())
+
+    assert counted_games() == known_game_ids(root)
+    # a corrected game replaces its earlier version in a stored batch: that batch is rewritten and summarized again
+    log = logs / "b.pitch"
+    log.write_text(log.read_text().replace("score Ann 3, Bob 0, Cal 1, Dee 0", "score Ann 3, Bob 0, Cal 0, Dee 1")
+                   .replace("total Ann 3, Bob 0, Cal 1, Dee 0", "total Ann 3, Bob 0, Cal 0, Dee 1"))
+    seen.clear()
+    stats = import_paths([str(logs)], root, summarize=summarize)
+    assert stats.games_replaced == 1 and len(seen) >= 1
+    assert counted_games() == known_game_ids(root)
+    n = read_table(root, "game_player_counters").num_rows
+    assert n == sum(len(p) for p in read_table(root, "games", ["players"]).column("players").to_pylist())

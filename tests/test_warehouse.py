@@ -41,10 +41,11 @@ import pytest
 from auditor.notation import parse_teams
 from auditor.rules import parse_rules
 from auditor.simulate import simulate
-from auditor.dataset import import_paths, read_table, table_files
+import auditor.dataset as ds_mod
+from auditor.dataset import compact, current, import_paths, read_table, table_files
 from auditor.tables import SCHEMAS, TABLES
-from auditor.warehouse import QueryRefused, WarehouseError, check_read_only, connect, open_data, run_query, \
-    schema_rows, sql_objects, stat_columns, stats
+from auditor.warehouse import SUMMARY_TABLE, QueryRefused, WarehouseError, check_read_only, connect, open_data, \
+    run_query, schema_rows, sql_objects, stat_columns, stats, summaries_complete, summarize_batch
 
 from .conftest import ROOT, SAMPLE_LOGS
 
@@ -59,8 +60,24 @@ def fixture_ds(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def wh(fixture_ds):
-    w = connect(fixture_ds)
+def summarized_ds(tmp_path_factory) -> Path:
+    """The fixtures imported with their stored counters (as `auditor import` does)."""
+    out = tmp_path_factory.mktemp("stats-summarized") / "ds"
+    import_paths([str(FIXTURES)], out, summarize=summarize_batch)
+    return out
+
+
+def reads_counters(w) -> bool:
+    """Whether unit_stats reads the stored counters on this connection (else the raw tables)."""
+    return w.con.execute("SELECT getvariable('auditor_summaries')").fetchall()[0][0]
+
+
+# every hand-counted test below runs on both sources of the counters
+@pytest.fixture(scope="module", params=["raw tables", "stored counters"])
+def wh(request, fixture_ds):
+    stored = request.param == "stored counters"
+    w = connect(request.getfixturevalue("summarized_ds") if stored else fixture_ds)
+    assert reads_counters(w) == stored
     yield w
     w.con.close()
 
@@ -359,6 +376,165 @@ def test_unit_stats_agree_with_the_per_hand_views(wh, simulated_ds, per):
             assert abs(s["points_per_hand"] - v["points"] / v["hands"]) < 0.006
             assert abs(s["score_per_hand"] - v["score"] / v["hands"]) < 0.006
     sim.con.close()
+
+
+# --------------------------------------------------------------------------- stored counters
+
+
+def same_stats(a, b, filters=({},)) -> None:
+    """unit_stats on two connections: equal, every column and type, per player and per team."""
+    for per in ("player", "team"):
+        for f in filters:
+            x, y = stats(a, per, **f), stats(b, per, **f)
+            assert x.schema == y.schema, (per, f)
+            assert x.to_pylist() == y.to_pylist(), (per, f)
+
+
+FIXTURE_FILTERS = ({}, {"preset": "partnership"}, {"preset": "auction"}, {"preset": "sell"}, {"game": "club-2"},
+                   {"event": "Club", "since": dt.date(2026, 1, 10)}, {"until": dt.date(2026, 1, 8)},
+                   {"min_hands": 4}, {"event": "No such club"})
+
+
+def check_counters(root: Path, filters=({},)) -> None:
+    """Every batch has the stored counters, they are the view's rows, and stats from either are equal."""
+    assert summaries_complete(root)
+    for b in current(root).glob("batch=*"):
+        assert (b / f"{SUMMARY_TABLE}.parquet").exists(), b
+    stored, raw = connect(root), connect(root, summaries=False)
+    try:
+        assert reads_counters(stored) and not reads_counters(raw)
+        table = sorted(run_query(stored, f"SELECT * FROM {SUMMARY_TABLE}").to_pylist(), key=repr)
+        assert table and table == sorted(run_query(stored, "SELECT * FROM game_player_counters_live").to_pylist(),
+                                         key=repr)
+        assert stored.con.sql(f"DESCRIBE {SUMMARY_TABLE}").fetchall() == \
+            stored.con.sql("DESCRIBE game_player_counters_live").fetchall()
+        same_stats(stored, raw, filters)
+        # the views built on unit_stats follow the same choice
+        for view in ("player_stats", "team_stats"):
+            assert run_query(stored, f"SELECT * FROM {view}").to_pylist() == \
+                run_query(raw, f"SELECT * FROM {view}").to_pylist()
+    finally:
+        stored.con.close()
+        raw.con.close()
+
+
+def test_stored_counters_give_the_raw_tables_stats_on_the_fixture(summarized_ds, fixture_ds):
+    check_counters(summarized_ds, FIXTURE_FILTERS)
+    # and the dataset imported without them gives the same numbers
+    with_counters, without = connect(summarized_ds), connect(fixture_ds)
+    assert reads_counters(with_counters) and not reads_counters(without)
+    same_stats(with_counters, without, FIXTURE_FILTERS)
+    with_counters.con.close()
+    without.con.close()
+
+
+@pytest.fixture(scope="module")
+def summarized_sim_ds(simulated_ds, tmp_path_factory) -> Path:
+    """simulated_ds's logs imported with the stored counters, in several batches."""
+    out = tmp_path_factory.mktemp("sim-summarized") / "ds"
+    saved = ds_mod.CHUNK_BYTES
+    ds_mod.CHUNK_BYTES = 20_000  # several batches per file, so the counters are summed across batches
+    try:
+        import_paths([str(p) for p in sorted(simulated_ds.parent.glob("*.pitch"))], out, summarize=summarize_batch)
+    finally:
+        ds_mod.CHUNK_BYTES = saved
+    assert len(list(current(out).glob("batch=*"))) > 5
+    return out
+
+
+def test_stored_counters_give_the_raw_tables_stats_on_every_simulated_preset(summarized_sim_ds, simulated_ds):
+    presets = [{"preset": p} for p in ("auction", "partnership", "sell", "setback", "cutthroat")]
+    check_counters(summarized_sim_ds, ({}, *presets, {"min_hands": 30}))
+    check_recount(summarized_sim_ds)
+    with_counters, without = connect(summarized_sim_ds), connect(simulated_ds)
+    assert reads_counters(with_counters) and not reads_counters(without)
+    same_stats(with_counters, without, ({}, *presets))
+    t = stats(with_counters).to_pylist()
+    assert sum(r["revokes"] for r in t) > 0 and sum(r["scoring_errors"] for r in t) > 0
+    with_counters.con.close()
+    without.con.close()
+
+
+def test_a_partly_summarized_dataset_reads_the_raw_tables(tmp_path, summarized_ds):
+    """Batches without counters (an older import) send unit_stats to the raw tables."""
+    root = tmp_path / "ds"
+    import_paths([str(FIXTURES / "club.pitch")], root, summarize=summarize_batch)
+    import_paths([str(FIXTURES / "league.pitch")], root)  # no counters for this batch
+    assert not summaries_complete(root)
+    w, full = connect(root), connect(summarized_ds)
+    assert not reads_counters(w)
+    same_stats(w, full, FIXTURE_FILTERS)
+    w.con.close()
+    # compacting with summarize gives the merged batch its counters
+    assert compact(root, summarize=summarize_batch) == (2, 1)
+    check_counters(root, FIXTURE_FILTERS)
+    w = connect(root)
+    same_stats(w, full, FIXTURE_FILTERS)
+    w.con.close()
+    full.con.close()
+
+
+def test_an_open_connection_follows_batches_published_without_counters(tmp_path):
+    first, second = tmp_path / "a.pitch", tmp_path / "b.pitch"
+    first.write_text(simulate("auction", games=2, seed=1, faults=("revoke",))[0])
+    second.write_text(simulate("auction", games=3, seed=2, faults=("revoke",))[0])
+    root = tmp_path / "ds"
+    import_paths([str(first)], root, summarize=summarize_batch)
+    w = connect(root)
+    assert reads_counters(w)
+    import_paths([str(second)], root)
+    fresh = connect(root, summaries=False)
+    same_stats(w, fresh)
+    assert not reads_counters(w)
+    # every game counted, the five of both imports
+    seats = run_query(w, "SELECT count(*) FROM game_players").column(0)[0].as_py()
+    assert sum(stats(w).column("games").to_pylist()) == seats and \
+        run_query(w, "SELECT count(DISTINCT game_id) FROM game_players").column(0)[0].as_py() == 5
+    fresh.con.close()
+    w.con.close()
+
+
+def test_compact_keeps_stored_counters(tmp_path, summarized_ds, monkeypatch):
+    monkeypatch.setattr(ds_mod, "CHUNK_BYTES", 2_000)
+    root = tmp_path / "ds"
+    import_paths([str(FIXTURES)], root, summarize=summarize_batch)
+    assert len(list(current(root).glob("batch=*"))) > 1
+    # without summarize, the merged batch keeps the counters every part had
+    compact(root)
+    assert len(list(current(root).glob("batch=*"))) == 1
+    check_counters(root, FIXTURE_FILTERS)
+    full = connect(summarized_ds)
+    w = connect(root)
+    same_stats(w, full, FIXTURE_FILTERS)
+    w.con.close()
+    full.con.close()
+
+
+def test_compact_without_summarize_drops_partial_counters(tmp_path, summarized_ds):
+    root = tmp_path / "ds"
+    import_paths([str(FIXTURES / "club.pitch")], root, summarize=summarize_batch)
+    import_paths([str(FIXTURES / "league.pitch")], root)
+    compact(root)
+    # part of the games' counters would be wrong: the merged batch has none, stats use the raw tables
+    assert table_files(root, SUMMARY_TABLE) == []
+    w, full = connect(root), connect(summarized_ds)
+    assert not reads_counters(w)
+    same_stats(w, full, FIXTURE_FILTERS)
+    w.con.close()
+    full.con.close()
+
+
+def test_summarize_batch_marks_a_batch_without_games(tmp_path):
+    """A batch of an unreadable file's finding alone still gets an (empty) counters file."""
+    root = tmp_path / "ds"
+    (tmp_path / "broken.pitch").write_bytes(b"\xff\xfe not a game\n")
+    import_paths([str(tmp_path / "broken.pitch")], root, summarize=summarize_batch)
+    (batch,) = current(root).glob("batch=*")
+    assert sorted(f.name for f in batch.iterdir()) == ["findings.parquet", f"{SUMMARY_TABLE}.parquet"]
+    assert summaries_complete(root)
+    w = connect(root)
+    assert stats(w).num_rows == 0
+    w.con.close()
 
 
 # --------------------------------------------------------------------------- an independent recount

@@ -20,6 +20,7 @@ from ..rules import KEYS, PRESETS, RulesError, format_value
 from ..simulate import FAULTS, simulate as run_simulation
 from ..dataset import DatasetError, import_paths, process
 from ..dataset import compact as compact_dataset
+from ..warehouse import summarize_batch  # the per-game counters each new batch gets (`auditor stats` reads them)
 from . import EXIT_CLEAN, EXIT_FAILED, EXIT_FINDINGS, app, fail
 
 Paths = Annotated[list[str], typer.Argument(help="log files, folders (searched for *.pitch), or - for stdin")]
@@ -63,7 +64,8 @@ def import_cmd(
     _check_rules(rules)
     try:
         with progress_bar(_total_bytes(paths)) as tick:
-            stats = import_paths(paths, out, override=rules, progress=tick, jobs=jobs, scheduler=scheduler)
+            stats = import_paths(paths, out, override=rules, progress=tick, jobs=jobs, scheduler=scheduler,
+                                 summarize=summarize_batch)
     except DatasetError as e:
         raise fail(f"{e.strerror or e}; the dataset is unchanged")
     missing = [f for f in stats.findings if f.code == "E100"]
@@ -107,7 +109,8 @@ def audit(
             raise fail(f"no finding code starts with {prefix!r} (see `auditor explain --all`)")
     try:
         with progress_bar(_total_bytes(paths), "auditing") as tick:
-            stats = process(paths, override=rules, out=out, progress=tick, jobs=jobs, scheduler=scheduler)
+            stats = process(paths, override=rules, out=out, progress=tick, jobs=jobs, scheduler=scheduler,
+                            summarize=summarize_batch if out else None)
     except DatasetError as e:
         raise fail(f"{e.strerror or e}; the dataset is unchanged")
     missing = [f for f in stats.findings if f.code == "E100"]
@@ -273,7 +276,7 @@ def compact(
     if not Path(dataset, "current").exists():
         raise fail(f"{dataset} is not a dataset (no `current` link): import something into it first")
     try:
-        before, after = compact_dataset(dataset, rows)
+        before, after = compact_dataset(dataset, rows, summarize=summarize_batch)
     except DatasetError as e:
         raise fail(f"{e.strerror or e}; the dataset is unchanged")
     typer.echo(f"{dataset}: {before} batch(es) merged into {after}", err=True)

@@ -7,7 +7,10 @@
 --
 -- Parameters (null: no filter): only_game (a game's name or game_id), only_event (Event tag),
 -- only_preset (preset name), since / until (DATE, inclusive; games without a Date tag are left
--- out when either is given), min_hands (leave out units with fewer played hands).
+-- out when either is given), min_hands (leave out units with fewer played hands). summaries
+-- picks the source of the counters: true the stored table game_player_counters, false the
+-- view game_player_counters_live over the raw tables, null (the default) the stored table
+-- when every batch of the dataset has it; the numbers are the same either way.
 --
 -- Which hands count:
 --   * the auction columns (bid_turns, bids, bid_rate) count every recorded auction, thrown-in
@@ -52,134 +55,92 @@
 -- column: scoring_errors      S601 and S602 findings naming the side (the score keeper's mistakes on its entries)
 -- column: settlement          settlement units won (+) or paid (-) over finished games of rule sets with a settlement (null: none)
 CREATE MACRO unit_stats(per := 'player', only_game := NULL, only_event := NULL, only_preset := NULL,
-                        since := NULL, until := NULL, min_hands := 0) AS TABLE
--- Each statistic is added up straight from the raw table that holds it, per unit, rather
--- than through player_hands: one pass over each table and joins against the small
--- game_players only, which is what lets this run over millions of hands. The definitions
--- are player_hands' (a test checks that the two agree).
-WITH picked AS (
-    SELECT game_id
-    FROM games
-    WHERE (only_game IS NULL OR game = only_game OR game_id = only_game)
+                        since := NULL, until := NULL, min_hands := 0, summaries := NULL) AS TABLE
+-- One source of per-game counters, added up per unit: the dataset table game_player_counters
+-- (a few rows per game, written at import) or, when some batch lacks it, the view
+-- game_player_counters_live computed from the raw tables now. The choice is a constant when
+-- the query is planned (the connection's variable auditor_summaries, which the loader keeps
+-- current, unless `summaries` says), so DuckDB drops the other branch of the UNION unread.
+WITH counters AS (
+    SELECT * FROM game_player_counters
+    WHERE coalesce(summaries, getvariable('auditor_summaries'), false)
+    UNION ALL
+    SELECT * FROM game_player_counters_live
+    WHERE NOT coalesce(summaries, getvariable('auditor_summaries'), false)
+),
+picked AS (
+    SELECT *,
+           CASE WHEN per = 'team' THEN side ELSE player END AS unit,
+           -- the rows whose side columns count: every row per player (each member is credited
+           -- with the side's numbers), one row per side per game per team
+           per = 'player' OR side_lead AS lead
+    FROM counters
+    WHERE per IN ('player', 'team')
+      AND (only_game IS NULL OR game = only_game OR game_id = only_game)
       AND (only_event IS NULL OR event = only_event)
       AND (only_preset IS NULL OR preset = only_preset)
       AND (since IS NULL OR date >= since)
       AND (until IS NULL OR date <= until)
 ),
-members AS (
-    -- whom a player's or a side's numbers are credited to
-    SELECT gp.*, CASE WHEN per = 'team' THEN gp.side ELSE gp.player END AS unit
-    FROM game_players AS gp
-    WHERE per IN ('player', 'team') AND gp.game_id IN (SELECT game_id FROM picked)
-),
-player_unit AS (SELECT game_id, player, side, top_bid, unit FROM members),
-side_unit AS (SELECT DISTINCT game_id, side, unit FROM members),
-game_stats AS (
+totals AS (
     SELECT unit,
-           count(*) AS games,
-           count(*) FILTER (WHERE finished) AS games_finished,
-           count(*) FILTER (WHERE won) AS games_won,
-           sum(settlement) FILTER (WHERE settles) AS settlement
-    FROM (SELECT DISTINCT game_id, unit, finished, won, settles, settlement FROM members)
+           count(*) FILTER (WHERE lead) AS games,
+           count(*) FILTER (WHERE lead AND finished) AS games_finished,
+           count(*) FILTER (WHERE lead AND won) AS games_won,
+           sum(settlement) FILTER (WHERE lead) AS settlement,
+           -- the player columns add up over a side's members
+           sum(bid_turns) AS bid_turns,
+           sum(bids) AS bids,
+           sum(auctions_won) AS auctions_won,
+           sum(contract_sum) AS contract_sum,
+           sum(contracts_made) AS contracts_made,
+           sum(times_set) AS times_set,
+           sum(smudge_attempts) AS smudge_attempts,
+           sum(smudges_made) AS smudges_made,
+           -- a hand in which two partners revoked counts once for the side
+           sum(CASE WHEN per = 'team' THEN side_revokes ELSE revokes END) FILTER (WHERE lead) AS revokes,
+           sum(hands) FILTER (WHERE lead) AS hands,
+           sum(high) FILTER (WHERE lead) AS high,
+           sum(low) FILTER (WHERE lead) AS low,
+           sum(jack) FILTER (WHERE lead) AS jack,
+           sum(game_point) FILTER (WHERE lead) AS game_point,
+           sum(points) FILTER (WHERE lead) AS points,
+           sum(score) FILTER (WHERE lead) AS score,
+           sum(set_back) FILTER (WHERE lead) AS points_set_back,
+           sum(scoring_errors) FILTER (WHERE lead) AS scoring_errors
+    FROM picked
     GROUP BY unit
-),
-bid_stats AS (
-    -- every recorded auction, thrown-in hands included
-    SELECT pu.unit,
-           count(*) FILTER (WHERE b.word NOT IN ('sells', 'keeps')) AS bid_turns,
-           count(b.value) AS bids
-    FROM bids AS b
-    JOIN player_unit AS pu ON pu.game_id = b.game_id AND pu.player = b.player
-    GROUP BY pu.unit
-),
-side_stats AS (
-    -- hand_scores has a row per side for played hands only
-    SELECT su.unit,
-           count(*) AS hands,
-           count(*) FILTER (WHERE hs.high) AS high,
-           count(*) FILTER (WHERE hs.low) AS low,
-           count(*) FILTER (WHERE hs.jack) AS jack,
-           count(*) FILTER (WHERE hs.game_point) AS game_point,
-           sum(hs.points) AS points,
-           sum(hs.score) AS score,
-           sum(hs.set_back) AS points_set_back
-    FROM hand_scores AS hs
-    JOIN side_unit AS su ON su.game_id = hs.game_id AND su.side = hs.side
-    GROUP BY su.unit
-),
-contract_stats AS (
-    -- played hands with a contract, credited to the pitcher (or the pitcher's side)
-    SELECT pu.unit,
-           count(*) AS auctions_won,
-           avg(h.contract) AS avg_winning_bid,
-           count(*) FILTER (WHERE h.contract_made) AS contracts_made,
-           -- set = the pitcher's side lost points for it (player_hands: set_back > 0). By the
-           -- engine's rules that is a failed contract unless somebody revoked and the
-           -- pitcher's side did not: read from hands.revokers, it needs no join with
-           -- hand_scores (a test checks the two agree)
-           count(*) FILTER (WHERE NOT h.contract_made
-                            AND (len(h.revokers) = 0 OR list_contains(h.revokers, pu.side))) AS times_set,
-           count(*) FILTER (WHERE h.contract = pu.top_bid) AS smudge_attempts,
-           count(*) FILTER (WHERE h.contract = pu.top_bid AND h.contract_made) AS smudges_made
-    FROM hands AS h
-    JOIN player_unit AS pu ON pu.game_id = h.game_id AND pu.player = h.pitcher
-    WHERE h.status = 'played' AND h.contract > 0
-    GROUP BY pu.unit
-),
-revoke_stats AS (
-    -- played hands with at least one revoke by the unit (several in a hand count once);
-    -- the SEMI JOIN keeps DuckDB from joining every hand to its players before the few revokes
-    SELECT pu.unit, count(DISTINCT (r.game_id, r.hand)) AS revokes
-    FROM (SELECT DISTINCT p.game_id, p.hand, p.player
-          FROM plays AS p
-          SEMI JOIN (SELECT game_id, hand FROM hands WHERE status = 'played') AS h
-              ON h.game_id = p.game_id AND h.hand = p.hand
-          WHERE p.revoke) AS r
-    JOIN player_unit AS pu ON pu.game_id = r.game_id AND pu.player = r.player
-    GROUP BY pu.unit
-),
-error_stats AS (
-    SELECT su.unit, count(*) AS scoring_errors
-    FROM findings AS f
-    JOIN side_unit AS su ON su.game_id = f.game_id AND su.side = f.player
-    WHERE f.code IN ('S601', 'S602') AND f.hand IS NOT NULL
-    GROUP BY su.unit
 )
-SELECT g.unit,
-       g.games,
-       g.games_finished,
-       g.games_won,
-       round(100 * g.games_won / nullif(g.games_finished, 0)::DOUBLE, 2) AS win_pct,
-       coalesce(s.hands, 0) AS hands,
-       coalesce(b.bid_turns, 0) AS bid_turns,
-       coalesce(b.bids, 0) AS bids,
-       round(100 * b.bids / nullif(b.bid_turns, 0)::DOUBLE, 2) AS bid_rate,
-       coalesce(c.auctions_won, 0) AS auctions_won,
-       round(c.avg_winning_bid, 2) AS avg_winning_bid,
-       coalesce(c.contracts_made, 0) AS contracts_made,
-       round(100 * c.contracts_made / nullif(c.auctions_won, 0)::DOUBLE, 2) AS contracts_made_pct,
-       coalesce(c.times_set, 0) AS times_set,
-       CAST(coalesce(s.points_set_back, 0) AS BIGINT) AS points_set_back,
-       coalesce(c.smudge_attempts, 0) AS smudge_attempts,
-       coalesce(c.smudges_made, 0) AS smudges_made,
-       round(100 * s.high / nullif(s.hands, 0)::DOUBLE, 2) AS high_per_100,
-       round(100 * s.low / nullif(s.hands, 0)::DOUBLE, 2) AS low_per_100,
-       round(100 * s.jack / nullif(s.hands, 0)::DOUBLE, 2) AS jack_per_100,
-       round(100 * s.game_point / nullif(s.hands, 0)::DOUBLE, 2) AS game_per_100,
-       round(s.points / nullif(s.hands, 0)::DOUBLE, 2) AS points_per_hand,
-       round(s.score / nullif(s.hands, 0)::DOUBLE, 2) AS score_per_hand,
-       coalesce(r.revokes, 0) AS revokes,
-       round(100 * coalesce(r.revokes, 0) / nullif(s.hands, 0)::DOUBLE, 2) AS revokes_per_100,
-       coalesce(e.scoring_errors, 0) AS scoring_errors,
-       CAST(g.settlement AS BIGINT) AS settlement
-FROM game_stats AS g
-LEFT JOIN side_stats AS s ON s.unit = g.unit
-LEFT JOIN bid_stats AS b ON b.unit = g.unit
-LEFT JOIN contract_stats AS c ON c.unit = g.unit
-LEFT JOIN revoke_stats AS r ON r.unit = g.unit
-LEFT JOIN error_stats AS e ON e.unit = g.unit
-WHERE coalesce(s.hands, 0) >= min_hands
-ORDER BY g.games_won DESC, win_pct DESC NULLS LAST, points_per_hand DESC NULLS LAST, g.unit;
+SELECT unit,
+       games,
+       games_finished,
+       games_won,
+       round(100 * games_won / nullif(games_finished, 0)::DOUBLE, 2) AS win_pct,
+       CAST(hands AS BIGINT) AS hands,
+       CAST(bid_turns AS BIGINT) AS bid_turns,
+       CAST(bids AS BIGINT) AS bids,
+       round(100 * bids / nullif(bid_turns, 0)::DOUBLE, 2) AS bid_rate,
+       CAST(auctions_won AS BIGINT) AS auctions_won,
+       round(contract_sum / nullif(auctions_won, 0)::DOUBLE, 2) AS avg_winning_bid,
+       CAST(contracts_made AS BIGINT) AS contracts_made,
+       round(100 * contracts_made / nullif(auctions_won, 0)::DOUBLE, 2) AS contracts_made_pct,
+       CAST(times_set AS BIGINT) AS times_set,
+       CAST(points_set_back AS BIGINT) AS points_set_back,
+       CAST(smudge_attempts AS BIGINT) AS smudge_attempts,
+       CAST(smudges_made AS BIGINT) AS smudges_made,
+       round(100 * high / nullif(hands, 0)::DOUBLE, 2) AS high_per_100,
+       round(100 * low / nullif(hands, 0)::DOUBLE, 2) AS low_per_100,
+       round(100 * jack / nullif(hands, 0)::DOUBLE, 2) AS jack_per_100,
+       round(100 * game_point / nullif(hands, 0)::DOUBLE, 2) AS game_per_100,
+       round(points / nullif(hands, 0)::DOUBLE, 2) AS points_per_hand,
+       round(score / nullif(hands, 0)::DOUBLE, 2) AS score_per_hand,
+       CAST(revokes AS BIGINT) AS revokes,
+       round(100 * revokes / nullif(hands, 0)::DOUBLE, 2) AS revokes_per_100,
+       CAST(scoring_errors AS BIGINT) AS scoring_errors,
+       CAST(settlement AS BIGINT) AS settlement
+FROM totals
+WHERE coalesce(hands, 0) >= min_hands
+ORDER BY games_won DESC, win_pct DESC NULLS LAST, points_per_hand DESC NULLS LAST, unit;
 
 -- view: player_stats
 -- unit_stats per player over the whole dataset, unfiltered.
