@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from ..engine import resolve_rules
-from ..findings import CATALOG, catalog_markdown, explain as explain_code, finding_dict, select, sort_key, to_csv, \
+from ..findings import CATALOG, catalog_markdown, explain as explain_code, select, sort_key, to_csv, \
     to_json, to_jsonl
 from ..notation import expand_paths, parse_file, write_games
 from ..render import emit_rows, print_findings, progress_bar, stderr_console, stdout_console, summary_lines, \
