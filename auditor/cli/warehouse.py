@@ -157,6 +157,8 @@ def stats(
         raise fail(f"cannot read the data: {e.strerror or e}")
     if table.num_rows == 0:
         stderr_console().print("no games match", markup=False, soft_wrap=True)
+        if fmt == "table":  # empty tables say nothing a terminal user needs; csv/json keep their header
+            return
     if fmt == "table":
         _stats_tables(table, by, output)
     else:
