@@ -650,6 +650,7 @@ class HandScore:
     jack_taker: str | None = None
     jack_trick: int | None = None
     counts: dict[str, int] = field(default_factory=dict)  # Game count per side
+    tricks_won: dict[str, int] = field(default_factory=dict)  # tricks taken per side
     made: dict[str, int] = field(default_factory=dict)  # points taken per side
     score: dict[str, int] = field(default_factory=dict)  # recomputed hand score per side
     recorded: dict[str, int] | None = None
@@ -778,6 +779,7 @@ def _score_hand(prep: PreparedHand, b: int, batch: Batch | None, seats: _Seats, 
     hs.jack_taker = seats.name(jk) if jk >= 0 else None
     hs.jack_trick = int(batch.jack_trick[b]) or None
     hs.counts = {sides[i]: c for i, c in enumerate(counts_side)}
+    hs.tricks_won = {sides[i]: t for i, t in enumerate(tricks_side)}
     owners = [side(hi), side(low_owner), side(jk), game_side]  # High, Low, Jack, Game
     made = [0] * len(sides)
     for o in owners:

@@ -161,7 +161,7 @@ def add_game(rows: Rows, res: GameResult, game_id: str, parse_findings: list[Fin
                          pitcher_side=side == hs.pitcher_side, points=hs.made.get(side, 0),
                          high=hs.high == side, low=hs.low == side, jack=hs.jack == side,
                          game_point=hs.game_point == side, count=hs.counts.get(side, 0),
-                         tricks=sum(1 for w in hs.winners if _side_of(res, w) == side),
+                         tricks=hs.tricks_won.get(side, 0),
                          score=hs.score.get(side), recorded_score=(hs.recorded or {}).get(side),
                          total=hs.total.get(side), recorded_total=(hs.recorded_total or {}).get(side),
                          set_back=hs.set_back.get(side, 0),
@@ -172,14 +172,6 @@ def add_game(rows: Rows, res: GameResult, game_id: str, parse_findings: list[Fin
         add_finding(rows, f, game_id)
     for f in res.findings:
         add_finding(rows, f, game_id)
-
-
-def _side_of(res: GameResult, player: str) -> str:
-    if res.rules is not None and res.rules.partnership:
-        for team, members in res.game.teams.items():
-            if player in members:
-                return team
-    return player
 
 
 def schema_markdown() -> str:
