@@ -78,7 +78,7 @@ def _auction(rules: Rules, hands: list[list[int]], dealer: int, n: int, rng: ran
         [(dealer + 1 + i) % n for i in range(n)]
     high, high_seat, bids = 0, -1, []
     for seat in order:
-        est = _best_suit(hands[seat])[0] + (rng.random() < 0.3)
+        est = _best_suit(hands[seat])[0]
         est = min(est, rules.max_bid if rules.smudge != "all-tricks" else rules.max_bid - 1)
         is_dealer = seat == dealer and rules.auction != "sell"
         can_equal = is_dealer and rules.dealer_steal and (high < rules.max_bid or rules.steal_smudge)
@@ -154,20 +154,17 @@ def simulate_game(rules: Rules, names: list[str], gid: str, rng: random.Random, 
     game = Game(_game_tags(rules, names, gid, rng), ())
     dealer = rng.randrange(len(names))
     hands: list[Hand] = []
-    for number in range(1, max_hands + 1):
-        hand, thrown = _play_hand(rules, names, number, dealer, rng, short=rng.random() < 0.2)
-        hands.append(hand)
-        g = replace(game, hands=tuple(hands))
-        res = audit_games([g])[0]
-        hs = res.hands[-1]
-        score = ScoreLine("score", tuple(ScoreEntry(k, v) for k, v in hs.score.items()))
-        total = ScoreLine("total", tuple(ScoreEntry(k, v) for k, v in hs.total.items()))
-        hands[-1] = replace(hand, score=score, total=total)
-        if not (thrown and rules.all_pass == "redeal"):
-            dealer = (dealer + 1) % len(names)
-        if res.winner is not None:
-            return replace(game, hands=tuple(hands), winner=Named(res.winner))
-    return replace(game, hands=tuple(hands))
+    while len(hands) < max_hands:
+        # a few hands at a time, then one audit writes the sheet and cuts the game where someone went out
+        for _ in range(min(8, max_hands - len(hands))):
+            hand, thrown = _play_hand(rules, names, len(hands) + 1, dealer, rng, short=rng.random() < 0.2)
+            hands.append(hand)
+            if not (thrown and rules.all_pass == "redeal"):
+                dealer = (dealer + 1) % len(names)
+        scored = _rescore(replace(game, hands=tuple(hands)))
+        if scored.winner is not None:
+            return scored
+    return scored
 
 
 def _inject(game: Game, fault: str, rules: Rules, rng: random.Random) -> tuple[Game, dict] | None:
