@@ -365,6 +365,10 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Seq
         find("P404", f"the trump line says {suit_name(h.trump.suit)}, but the first card led, "
              f"{CARD_NAMES[first.plays[0].card]}, names {suit_name(prep.trump)}", h.trump.line, h.trump.column,
              expected=SUITS[prep.trump], recorded=SUITS[h.trump.suit])
+    if rules.draw:
+        _exchange(h, seats, rules, prep, seen, find)
+    elif h.exchanges:
+        find("E108", "discard and draw lines belong to the draw variant (draw=on): not applied", h.exchanges[0].line)
     played_at: dict[int, tuple[int, int]] = {}
     leader = prep.pitcher
     count_by_seat = [0] * n
@@ -482,6 +486,41 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Seq
                      h.tricks[-1].line, 1, subject=seats.name(s))
                 prep.playable = False
     return prep
+
+
+def _exchange(h: Hand, seats: _Seats, rules: Rules, prep: PreparedHand, dealt_to: dict[int, str], find) -> None:
+    """``draw=on``: each player throws non-trumps, the dealer refills every hand from the stock (D206, D201).
+
+    Holdings known from the deal line become the hands after the draw, so the play is judged on those.
+    """
+    known = [bool(m) for m in prep.dealt]
+    for x in h.exchanges:
+        who = x.holding.player
+        seat = seats.index[who]
+        cols = x.holding.columns or (x.holding.column,) * len(x.holding.cards)
+        for c, col in zip(x.holding.cards, cols):
+            card = CARD_NAMES[c]
+            if x.kind == "discard":
+                if suit_of(c) == prep.trump:
+                    find("D206", f"{who} discards {card}, a trump: with draw=on only non-trumps are thrown", x.line,
+                         col, subject=who, expected="a card that is not a trump", recorded=card)
+                elif known[seat] and not (prep.dealt[seat] >> c) & 1:
+                    find("D206", f"{who} discards {card}, which {who} did not hold", x.line, col, subject=who,
+                         expected=f"a card {who} held", recorded=card)
+                prep.dealt[seat] &= ~(1 << c)
+            else:
+                if c in dealt_to:
+                    find("D201", f"{card} is drawn by {who}, but it was already dealt or drawn ({dealt_to[c]})",
+                         x.line, col, subject=who)
+                dealt_to[c] = who
+                if known[seat]:
+                    prep.dealt[seat] |= 1 << c
+    for seat, k in enumerate(known):
+        size = prep.dealt[seat].bit_count()
+        if k and size != rules.hand_size:
+            find("D206", f"{seats.name(seat)} holds {size} cards after the draw: the dealer refills every hand to "
+                 f"{rules.hand_size}", h.exchanges[-1].line if h.exchanges else h.line, 1, subject=seats.name(seat),
+                 expected=str(rules.hand_size), recorded=str(size))
 
 
 def held_before(prep: PreparedHand, seat: int, trick: int) -> int:

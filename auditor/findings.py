@@ -81,6 +81,9 @@ CATALOG: dict[str, Code] = dict([
     _c("D205", "wrong dealer in rotation",
        "The deal passes clockwise (after a setback throw-in the same dealer deals again); a wrong dealer changes "
        "who bids last and who may steal.", "hand 1 dealer Ann / hand 2 dealer Cal"),
+    _c("D206", "an illegal discard or draw (draw variants)",
+       "With draw=on only non-trumps may be thrown, a player can only throw what they hold, and the dealer "
+       "refills every hand to the hand size.", "trump S / discard Ann: 7D 3S   % 3S is a trump"),
     _c("A301", "bid out of turn, or a player missing from the auction",
        "Each player speaks once, clockwise from the dealer's left (the eldest hand's left when selling), "
        "the dealer last.", "dealer Ann / bids Cal 2, Bob pass, Dee pass, Ann pass"),

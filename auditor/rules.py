@@ -74,7 +74,7 @@ KEYS: tuple[Key, ...] = (
         "`highest-bid` (the highest bid made in the hand)", "choice", ("bid", "highest-bid")),
     Key("settlement", "`none`, or `club`: the winner collects 1 from each player on 1 or more and 2 from each "
         "player on 0 or less", "choice", ("none", "club")),
-    Key("draw", "partnership: discard non-trumps and refill to six after trump is named", "bool", (), (False,)),
+    Key("draw", "partnership: discard non-trumps and refill to six after trump is named", "bool"),
     Key("pitching", "partnership: a player may pitch in place of a bid, worth four", "bool", (), (False,)),
     Key("double_loss", "partnership with pitching: a dealer who takes over and is set loses double", "bool", (), (False,)),
     Key("first_trick_trump", "`led`: the first card led names trump; `free`: a `trump` line names it and nobody "

@@ -19,8 +19,8 @@ from dataclasses import replace
 
 from .cards import rank_of, suit_of
 from .engine import _trick_winner_pos, audit_games, resolve_rules
-from .notation import (Bid, Bids, Deal, Finding, Game, Hand, Holding, Named, Play, ScoreEntry, ScoreLine, Tag,
-                       Trick, parse_text, write_games)
+from .notation import (Bid, Bids, Deal, Exchange, Finding, Game, Hand, Holding, Named, Play, ScoreEntry, ScoreLine,
+                       Tag, Trick, TrumpLine, parse_text, write_games)
 from .rules import Rules
 
 NAMES = ("Ann", "Bob", "Cal", "Dee", "Eve", "Fay", "Gus", "Hal")
@@ -118,9 +118,18 @@ def _play_hand(rules: Rules, names: list[str], number: int, dealer: int, rng: ra
              bids=Bids(tuple(Bid(names[s], w) for s, w in bids)))
     if pitcher is None:
         return h, True
+    trump = _best_suit(hands[pitcher])[1]
+    if rules.draw:  # everyone throws their non-trumps; the dealer refills each hand from the stock
+        stock = deck[n * hs:]
+        order = [(dealer + 1 + i) % n for i in range(n)]
+        thrown = {s: [c for c in hands[s] if suit_of(c) != trump] for s in order}
+        drawn = {s: [stock.pop(0) for _ in thrown[s]] for s in order}
+        exchanges = [Exchange("discard", Holding(names[s], tuple(thrown[s]))) for s in order if thrown[s]]
+        exchanges += [Exchange("draw", Holding(names[s], tuple(drawn[s]))) for s in order if drawn[s]]
+        hands = [sorted([c for c in hands[s] if suit_of(c) == trump] + drawn.get(s, [])) for s in range(n)]
+        h = replace(h, trump=TrumpLine(trump), exchanges=tuple(exchanges))
     held = [list(x) for x in hands]
     leader = pitcher
-    trump = _best_suit(held[pitcher])[1]
     first = [c for c in held[pitcher] if suit_of(c) == trump]
     tricks = []
     for t in range(hs):

@@ -38,12 +38,16 @@ def test_low_to_the_taker_when_the_rules_say_so():
     assert hs.low == "Ann" and hs.score["Ann"] == 4 and hs.score["Dee"] == 0
 
 
-@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("preset", PRESETS + ["partnership draw=on", "setback follow=strict"])
 def test_clean_simulated_games_give_no_findings(preset):
-    text, key = simulate(preset, games=6, seed=11)
+    name, _, keys = preset.partition(" ")
+    text, key = simulate(name, games=6, seed=11, rules_text=keys)
     results, findings = audit_text(text)
     assert key == [] and findings == []
     assert sum(len(r.hands) for r in results) > 20
+    if "draw=on" in preset:  # the draw was really exercised, and judged on the hands after it
+        games, _ = parse_text(text)
+        assert sum(len(h.exchanges) for g in games for h in g.hands) > 50
 
 
 @pytest.mark.parametrize("preset", PRESETS)
@@ -220,3 +224,18 @@ def test_legal_games_produce_no_findings(preset, seed, players):
     results, findings = audit_text(text)
     assert findings == [], [f.message for f in findings]
     assert all(h.scored for r in results for h in r.hands)
+
+
+def test_draw_variant_checks_discards_and_draws():
+    text, _ = simulate("partnership", games=1, seed=2, rules_text="draw=on")
+    games, _ = parse_text(text)
+    h = next(h for h in games[0].hands if h.exchanges and h.deal)
+    drawn = next(x for x in h.exchanges if x.kind == "draw")
+    dealt_elsewhere = next(c for hold in h.deal.holdings if hold.player != drawn.holding.player for c in hold.cards)
+    from auditor.cards import CARD_NAMES
+
+    bad_line = f"draw {drawn.holding.player}: " + " ".join(CARD_NAMES[c] for c in drawn.holding.cards)
+    worse = bad_line.replace(CARD_NAMES[drawn.holding.cards[0]], CARD_NAMES[dealt_elsewhere], 1)
+    _, findings = audit_text(text.replace(bad_line, worse, 1))
+    # a card drawn that was dealt to someone else: D201 at the draw, and the hand after the draw is wrong
+    assert "D201" in [f.code for f in findings if f.hand == h.number]
