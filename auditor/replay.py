@@ -278,6 +278,11 @@ def build_hand_view(game: Game, result: GameResult, number: int, extra: Sequence
         trump = hand.trump.suit if hand.trump else None
 
     held = dict(dealt)
+    for x in hand.exchanges:  # draw variants: the play starts from the hands after the draw
+        who = x.holding.player
+        if who in held and who not in inferred:  # an inferred hand is already the one after the draw
+            for c in x.holding.cards:
+                held[who] = held[who] & ~(1 << c) if x.kind == "discard" else held[who] | (1 << c)
     tricks: list[TrickView] = []
     for i, (t, who) in enumerate(zip(recorded, seats_of)):
         plays = [PlayView(name, p.card, p.column) for p, name in zip(t.plays, who)]
@@ -487,7 +492,14 @@ def render_auction(view: HandView, layout: Layout = Layout()) -> RenderableType:
             bids.append(f" {b.word}", style="dim" if b.word == "pass" else "")
     else:
         bids.append("none recorded", style="dim")
-    return Group(_heading("The auction"), bids, contract_text(view, layout),
+    exchanges = []
+    for x in view.hand.exchanges:  # discards and draws, in the order they happened
+        line = Text(f"{x.kind.capitalize()} ", style="dim")
+        line.append(x.holding.player, style="bold")
+        line.append(": ")
+        line.append_text(cards_text(x.holding.cards, layout, view.trump))
+        exchanges.append(line)
+    return Group(_heading("The auction"), bids, contract_text(view, layout), *exchanges,
                  *_finding_lines(view.auction_findings, layout))
 
 
