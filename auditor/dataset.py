@@ -509,6 +509,8 @@ def process(paths: Iterable[str], *, override: str = "", out: str | Path | None 
         return stats
     root = Path(out)
     _check_dataset_path(root)
+    if not tasks:  # nothing to read: leave no empty dataset folder behind
+        return stats
     with locked(root):
         try:
             _clear_staging(root)

@@ -78,6 +78,8 @@ def import_cmd(
         err = stderr_console()
         for f in missing:
             err.print(f"auditor: {f.message}", markup=False)
+        if not stats.files:
+            raise typer.Exit(EXIT_FAILED)  # the reason was printed above; nothing was written
         if stats.games_replaced:
             err.print(f"{stats.games_replaced} game(s) already in {out} were replaced by a new version "
                       "(same GameId, or same file and position, different content)", markup=False, soft_wrap=True)
