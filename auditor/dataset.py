@@ -505,7 +505,7 @@ def process(paths: Iterable[str], *, override: str = "", out: str | Path | None 
     tasks = plan_tasks(files, CHUNK_BYTES)
     runner = _Runner(jobs, scheduler)
     if out is None:
-        _collect(stats, runner.run(tasks, (override, None, keep_results)), tasks, set(), override, None, progress)
+        _collect(stats, runner.run(tasks, (override, None, keep_results)), set(), override, None, progress)
         return stats
     root = Path(out)
     _check_dataset_path(root)
@@ -517,7 +517,7 @@ def process(paths: Iterable[str], *, override: str = "", out: str | Path | None 
             staging = root / "staging"
             staging.mkdir()
             known = known_game_ids(root)
-            new = _collect(stats, runner.run(tasks, (override, str(staging), keep_results)), tasks, known, override,
+            new = _collect(stats, runner.run(tasks, (override, str(staging), keep_results)), known, override,
                            staging, progress)
             drop: list[str] = []
             if new:
@@ -548,7 +548,7 @@ def _summarize(staging: Path, batches: Iterable[str], summarize: Summarize | Non
             summarize(staging / b)
 
 
-def _collect(stats: ImportStats, results: Iterator[TaskResult], tasks: list[list[Chunk]], known: set[str],
+def _collect(stats: ImportStats, results: Iterator[TaskResult], known: set[str],
              override: str, staging: Path | None, progress) -> dict[str, dict]:
     """Merge task results in order: skip known games, check game numbering, gather findings."""
     new: dict[str, dict] = {}

@@ -786,7 +786,8 @@ class Parser:
             return
         h["trump"] = TrumpLine(suit, self.lineno, toks[0][1], self._take_comments(), remark)
 
-    def _exchange(self, kind: str):
+    @staticmethod
+    def _exchange(kind: str):
         def handler(self: Parser, rest: str, at: int, remark: str | None, col: int) -> None:
             h = self._in_hand(kind, col)
             if h is None or not self._order(h, "exchanges", kind, col):
@@ -867,7 +868,8 @@ class Parser:
                                      comments if i == 0 else (), remark if i == len(groups) - 1 else None,
                                      len(plays) != len(cards)))
 
-    def _score(self, kind: str):
+    @staticmethod
+    def _score(kind: str):
         def handler(self: Parser, rest: str, at: int, remark: str | None, col: int) -> None:
             h = self._in_hand(kind, col)
             if h is None or not self._order(h, kind, kind, col):
@@ -930,11 +932,11 @@ _KEYWORDS = {
     "widow": Parser._widow,
     "bids": Parser._bids,
     "trump": Parser._trump,
-    "discard": Parser._exchange(None, "discard"),
-    "draw": Parser._exchange(None, "draw"),
+    "discard": Parser._exchange("discard"),
+    "draw": Parser._exchange("draw"),
     "revoke": Parser._revoke,
-    "score": Parser._score(None, "score"),
-    "total": Parser._score(None, "total"),
+    "score": Parser._score("score"),
+    "total": Parser._score("total"),
     "note": Parser._note,
     "misdeal": Parser._misdeal,
     "winner": Parser._winner,

@@ -71,7 +71,7 @@ def _choose(hand: list[int], trick: list[int], trump: int, rules: Rules, rng: ra
     return min(legal, key=lambda c: (_strength_in_trick(c, led, trump), rank_of(c)))
 
 
-def _auction(rules: Rules, hands: list[list[int]], dealer: int, n: int, rng: random.Random):
+def _auction(rules: Rules, hands: list[list[int]], dealer: int, n: int):
     """Bid words in speaking order; returns (bids, pitcher or None when thrown in)."""
     eldest = (dealer + 1) % n
     order = [(eldest + 1 + i) % n for i in range(n - 1)] if rules.auction == "sell" else \
@@ -112,7 +112,7 @@ def _play_hand(rules: Rules, names: list[str], number: int, dealer: int, rng: ra
     rng.shuffle(deck)
     hs = rules.hand_size
     hands = [sorted(deck[i * hs:(i + 1) * hs]) for i in range(n)]
-    bids, pitcher = _auction(rules, hands, dealer, n, rng)
+    bids, pitcher = _auction(rules, hands, dealer, n)
     deal = Deal(tuple(Holding(names[s], tuple(hands[s])) for s in range(n)))
     h = Hand(number, dealer=Named(names[dealer]), deal=deal,
              bids=Bids(tuple(Bid(names[s], w) for s, w in bids)))
