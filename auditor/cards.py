@@ -143,3 +143,68 @@ def hand_names(mask: int, trump: int | None = None) -> str:
 def suit_name(suit: int) -> str:
     """The English name of a suit number: ``spades`` ..."""
     return SUIT_NAMES[suit]
+
+
+# --------------------------------------------------------------------------- trump order
+
+#: The other suit of the same colour: spades-clubs, hearts-diamonds.
+SAME_COLOUR = (3, 2, 1, 0)
+JACK_RANK = 9
+
+
+def off_jack(trump: int) -> int:
+    """The off-jack of ``trump``: the jack of the other suit of trump's colour.
+
+    >>> card_name(off_jack(SUITS.index("H"))), card_name(off_jack(SUITS.index("C")))
+    ('JD', 'JS')
+    """
+    return make_card(JACK_RANK, SAME_COLOUR[trump])
+
+
+def trump_order(trump: int, ten_point: bool = False) -> tuple[int, ...]:
+    """The trumps of ``trump``, highest first.
+
+    With the ten-point deck the off-jack and both jokers are trumps, between the
+    jack and the ten: A K Q J off-J JKH JKL T 9 ... 2.
+
+    >>> " ".join(card_name(c) for c in trump_order(SUITS.index("S"), ten_point=True))
+    'AS KS QS JS JC JKH JKL TS 9S 8S 7S 6S 5S 4S 3S 2S'
+    >>> len(trump_order(0))
+    13
+    """
+    plain = [make_card(r, trump) for r in range(12, -1, -1)]
+    if not ten_point:
+        return tuple(plain)
+    return tuple(plain[:4] + [off_jack(trump), JOKER_HIGH, JOKER_LOW] + plain[4:])
+
+
+def effective_suit(card: int, trump: int, ten_point: bool = False) -> int:
+    """The suit a card belongs to in play: the off-jack and jokers of the ten-point deck are trumps.
+
+    ``trump`` -1 (not known yet) leaves every card in its printed suit (jokers 4).
+
+    >>> effective_suit(parse_card("JD"), SUITS.index("H"), True), effective_suit(parse_card("JD"), 1)
+    (1, 2)
+    """
+    if ten_point and trump >= 0 and (card >= JOKER_HIGH or card == off_jack(trump)):
+        return trump
+    return suit_of(card)
+
+
+def trump_strength(card: int, trump: int, ten_point: bool = False) -> int:
+    """How high ``card`` ranks among the trumps (2 of trumps 0, ace highest); -1 if it is no trump."""
+    order = trump_order(trump, ten_point) if trump >= 0 else ()
+    return len(order) - 1 - order.index(card) if card in order else -1
+
+
+def effective_suit_mask(suit: int, trump: int, ten_point: bool = False) -> int:
+    """The cards that count as ``suit`` in play (with the ten-point deck, trump gains the off-jack and jokers)."""
+    if suit < 0 or suit > 3:
+        return 0
+    if not ten_point or trump < 0:
+        return SUIT_MASKS[suit]
+    if suit == trump:
+        return mask_of(trump_order(trump, True))
+    if suit == SAME_COLOUR[trump]:
+        return SUIT_MASKS[suit] & ~(1 << off_jack(trump))
+    return SUIT_MASKS[suit]

@@ -25,14 +25,14 @@ from functools import lru_cache
 
 import numpy as np
 
-from .cards import CARD_COUNT, CARD_NAMES, JOKER_HIGH, SUIT_MASKS, SUITS, cards_of, rank_of, suit_name, suit_of
+from .cards import (CARD_COUNT, CARD_NAMES, JOKER_HIGH, JOKER_LOW, SUITS, cards_of, effective_suit, effective_suit_mask,
+                    off_jack, parse_card, rank_of, suit_name, suit_of, trump_strength)
 from .notation import Finding, Game, Hand
 from .rules import Rules, RulesError, parse_rules, with_overrides
 
 MAX_TRICKS = 8
 MAX_SEATS = 8
 POINTS = ("High", "Low", "Jack", "Game")
-_SUIT_MASKS_U64 = np.array([0x1FFF << (13 * s) for s in range(4)] + [0], dtype=np.uint64)
 _CARD_COUNT = np.array(CARD_COUNT + (0,), dtype=np.int16)  # index -1 (padding) counts 0
 
 
@@ -80,6 +80,8 @@ class PreparedHand:
     trick_lines: list[int] = field(default_factory=list)
     play_cols: list[list[int]] = field(default_factory=list)
     dealt: list[int] = field(default_factory=list)  # bit mask per seat, 0 = not recorded
+    exchanged: bool = False  # ``dealt`` holds the hands after a discard and draw
+    takeover: bool = False  # pitching: the dealer took over a pitch
     playable: bool = True  # complete and consistent enough to recompute the score
     findings: list[Finding] = field(default_factory=list)
 
@@ -201,10 +203,10 @@ def _auction(h: Hand, seats: _Seats, rules: Rules, dealer: int, prep: PreparedHa
                  b.column, b.player)
             continue
         value = rules.bid_value(b.word)
-        if value is None or not rules.min_bid <= value <= rules.max_bid:
+        if value is None or not rules.min_bid <= value <= rules.top_bid:
             words = f", {'/'.join(rules.top_bid_words)}" if rules.top_bid_words else ""
             find("A304", f"{b.player} bids {b.word!r}: {rules.preset} bids run from {rules.min_bid} to "
-                 f"{rules.max_bid}{words}", b.column, b.player, expected=f"{rules.min_bid}-{rules.max_bid}",
+                 f"{rules.top_bid}{words}", b.column, b.player, expected=f"{rules.min_bid}-{rules.top_bid}",
                  recorded=b.word)
             continue
         prep.bid_of[seat] = value
@@ -216,7 +218,7 @@ def _auction(h: Hand, seats: _Seats, rules: Rules, dealer: int, prep: PreparedHa
                 find("A305", f"the dealer {b.player} equals the high bid {high}: {rules.preset} does not let the "
                      "dealer steal (the dealer must bid higher)", b.column, b.player,
                      expected=f"more than {high}", recorded=str(value))
-            elif value == rules.max_bid and not rules.steal_smudge:
+            elif value == rules.top_bid and not rules.steal_smudge:
                 find("A305", f"the dealer {b.player} equals a {b.word if b.word.isalpha() else 'top bid'} of "
                      f"{high}: in {rules.preset} a smudge cannot be stolen", b.column, b.player,
                      expected="pass", recorded=str(value))
@@ -267,7 +269,7 @@ def _auction(h: Hand, seats: _Seats, rules: Rules, dealer: int, prep: PreparedHa
             find("A306", f"everybody passed and the hand was thrown in, but under {rules.preset} the eldest hand "
                  "pitches with no contract")
             prep.thrown_in = True
-    prep.top_bid = prep.contract == rules.max_bid and rules.smudge != "none"
+    prep.top_bid = prep.contract == rules.top_bid and rules.smudge != "none"
 
 
 def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Sequence[int]) -> PreparedHand:
@@ -311,6 +313,17 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Seq
     # deal integrity
     seen: dict[int, str] = {}
     prep.dealt = [0] * n
+    deal_size = rules.deal_size_for(n)
+    deck = "54-card" if rules.ten_point else "52-card"
+
+    def take(c: int, who: str, line: int, col: int, what: str) -> None:
+        if c >= JOKER_HIGH and not rules.ten_point:
+            find("D203", f"{CARD_NAMES[c]} is not in the {deck} deck of {rules.preset}", line, col, subject=who)
+        elif c in seen:
+            find("D201", f"{CARD_NAMES[c]} is {what} twice (to {seen[c]} and to {who})", line, col, subject=who)
+        else:
+            seen[c] = who
+
     if h.deal:
         for hold in h.deal.holdings:
             seat = seats.index[hold.player]
@@ -318,26 +331,27 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Seq
                 find("D201", f"{hold.player} is dealt twice in one deal line", h.deal.line, hold.column,
                      subject=hold.player)
             for c, col in zip(hold.cards, hold.columns or [hold.column] * len(hold.cards)):
-                if c >= JOKER_HIGH:
-                    find("D203", f"{CARD_NAMES[c]} is not in the 52-card deck of {rules.preset}", h.deal.line, col,
-                         subject=hold.player)
-                elif c in seen:
-                    find("D201", f"{CARD_NAMES[c]} is dealt twice (to {seen[c]} and to {hold.player})",
-                         h.deal.line, col, subject=hold.player)
-                else:
-                    seen[c] = hold.player
+                take(c, hold.player, h.deal.line, col, "dealt")
                 prep.dealt[seat] |= 1 << c
             if hold.player in h.deal.unreadable:
                 prep.dealt[seat] = 0  # part of this holding could not be read: judge the plays alone
                 continue
-            if len(hold.cards) != rules.hand_size:
+            if len(hold.cards) != deal_size:
                 find("D202", f"{hold.player} is dealt {len(hold.cards)} cards; {rules.preset} deals "
-                     f"{rules.hand_size}", h.deal.line, hold.column, subject=hold.player,
-                     expected=str(rules.hand_size), recorded=str(len(hold.cards)))
+                     f"{deal_size}" + (f" with {n} players" if rules.deal_size[1] else ""), h.deal.line,
+                     hold.column, subject=hold.player, expected=str(deal_size), recorded=str(len(hold.cards)))
         missing = [seats.name(s) for s in range(n) if not prep.dealt[s] and seats.name(s) not in
                    {x.player for x in h.deal.holdings}]
         if missing and not h.deal.incomplete:
             find("D202", f"the deal line gives no cards to {', '.join(missing)}", h.deal.line, 1, subject=missing[0])
+    if h.widow:
+        for c, col in zip(h.widow.cards, h.widow.columns or [1] * len(h.widow.cards)):
+            take(c, "the widow", h.widow.line, col, "dealt")
+        stock = (54 if rules.ten_point else 52) - n * deal_size
+        if stock >= 0 and len(h.widow.cards) != stock and (rules.draw or deal_size > rules.hand_size):
+            find("D202", f"the widow holds {len(h.widow.cards)} cards; after dealing {deal_size} to each of {n} "
+                 f"players the {deck} deck leaves {stock}", h.widow.line, 1, expected=str(stock),
+                 recorded=str(len(h.widow.cards)))
 
     # tricks: seats, order, leaders, winners
     if not h.tricks:
@@ -352,25 +366,41 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Seq
              at.line, at.column, trick=at.number)
         tricks.sort(key=lambda t: t.number)
     first = tricks[0]
-    if first.plays:
-        prep.trump = suit_of(first.plays[0].card)
+    tp = rules.ten_point
+    lead = first.plays[0].card if first.plays else -1
     free_first = rules.first_trick_trump == "free"
     if free_first:
         if h.trump is None:
             find("P404", "with first_trick_trump=free the trump suit must be named on a `trump` line; "
                  "taking the first card led", h.line)
+            prep.trump = suit_of(lead) if 0 <= lead < JOKER_HIGH else -1
         else:
             prep.trump = h.trump.suit
-    elif h.trump is not None and prep.trump >= 0 and h.trump.suit != prep.trump:
-        find("P404", f"the trump line says {suit_name(h.trump.suit)}, but the first card led, "
-             f"{CARD_NAMES[first.plays[0].card]}, names {suit_name(prep.trump)}", h.trump.line, h.trump.column,
-             expected=SUITS[prep.trump], recorded=SUITS[h.trump.suit])
-    if rules.draw:
-        _exchange(h, seats, rules, prep, seen, find)
+    elif lead >= 0:
+        named = h.trump.suit if h.trump is not None else -1
+        prep.trump = named if named >= 0 and effective_suit(lead, named, tp) == named else suit_of(lead)
+        if named >= 0 and prep.trump != named:
+            what = "names no suit" if lead >= JOKER_HIGH else f"names {suit_name(suit_of(lead))}"
+            find("P404", f"the trump line says {suit_name(named)}, but the first card led, {CARD_NAMES[lead]}, "
+                 f"{what}", h.trump.line, h.trump.column, expected=SUITS[suit_of(lead)] if lead < 52 else "a trump",
+                 recorded=SUITS[named])
+        if prep.trump > 3:
+            if named < 0:
+                find("P404", f"the first card led is {CARD_NAMES[lead]}, which names no suit: trump must be named on "
+                     "a `trump` line", first.line, first.plays[0].column, trick=1)
+            prep.trump = -1
+            prep.playable = False
+    trump_mask = effective_suit_mask(prep.trump, prep.trump, tp) if prep.trump >= 0 else 0
+    if rules.draw or rules.deal_size_for(n) > rules.hand_size:
+        _exchange(h, seats, rules, prep, seen, find, trump_mask)
     elif h.exchanges:
-        find("E108", "discard and draw lines belong to the draw variant (draw=on): not applied", h.exchanges[0].line)
+        find("E108", "discard and draw lines belong to variants with a discard or a draw (draw=on, or a deal "
+             "larger than hand_size): not applied", h.exchanges[0].line)
+    # trumps_only: who still holds a trump, where the hands after the discard are known
+    trumps_left = [(m & trump_mask).bit_count() if m else -1 for m in prep.dealt] if rules.trumps_only else []
+    seats_in_trick = [{seats.index[p.player] for p in t.plays if p.player} for t in tricks]
     played_at: dict[int, tuple[int, int]] = {}
-    leader = prep.pitcher
+    leader = last_winner = prep.pitcher
     count_by_seat = [0] * n
     for ti, t in enumerate(tricks):
         if t.number != ti + 1:
@@ -381,13 +411,23 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Seq
         if not plays:
             prep.playable = False
             continue
+        if rules.trumps_only:
+            # still in: holding a trump (hands known), or playing in this trick or a later one (unknown)
+            in_play = [s for s in range(n) if trumps_left[s] > 0 or (trumps_left[s] < 0 and any(
+                s in later for later in seats_in_trick[ti:]))]
+        else:
+            in_play = list(range(n))
+        if rules.trumps_only and leader >= 0 and leader not in in_play and in_play:
+            # the winner has no trump left: the lead passes to the next player on the left still in
+            leader = min(in_play, key=lambda s: (s - leader) % n)
         owner_of_first = next((o for o in range(n) if prep.dealt and (prep.dealt[o] >> plays[0].card) & 1), -1)
         if t.short:
             # seats follow the leader; the first trick's leader is whoever the deal gave the card led
             start = owner_of_first if ti == 0 and owner_of_first >= 0 else leader
             if start < 0:
                 start = (dealer + 1) % n
-            row_seats = [(start + i) % n for i in range(len(plays))]
+            ring = sorted(in_play or range(n), key=lambda s: (s - start) % n)
+            row_seats = [ring[i % len(ring)] for i in range(len(plays))]
         else:
             # a trick mixing both forms (already an E101) takes its unnamed seats from the position
             first = seats.index[plays[0].player] if plays[0].player else (leader if leader >= 0 else 0)
@@ -403,7 +443,7 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Seq
             # the table let a faulty auction stand: judge the hand as played, one mistake one finding
             leader = prep.pitcher = row_seats[0]
             prep.contract = prep.bid_of[leader]
-            prep.top_bid = prep.contract == rules.max_bid and rules.smudge != "none"
+            prep.top_bid = prep.contract == rules.top_bid and rules.smudge != "none"
         if leader >= 0 and row_seats[0] != leader and not t.unreadable:
             if ti == 0:
                 if prep.contract > 0 or prep.seller >= 0:
@@ -416,28 +456,45 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Seq
                          f"{seats.name(leader)} (nobody bid, so {seats.name(leader)} must pitch)", t.line,
                          plays[0].column, 1, who, expected=seats.name(leader), recorded=who)
             else:
-                find("P401", f"{who} leads trick {t.number}, but {seats.name(leader)} won trick "
-                     f"{t.number - 1} and leads next", t.line, plays[0].column, t.number, who,
-                     expected=seats.name(leader), recorded=who)
+                why = (f"{seats.name(leader)} won trick {t.number - 1} and leads next" if leader == last_winner else
+                       f"{seats.name(last_winner)} won trick {t.number - 1} but holds no trump, so the lead passes "
+                       f"left to {seats.name(leader)}")
+                find("P401", f"{who} leads trick {t.number}, but {why}", t.line, plays[0].column,
+                     t.number, who, expected=seats.name(leader), recorded=who)
+        expected_order = sorted(in_play or range(n), key=lambda s: (s - row_seats[0]) % n)
+        if row_seats[0] not in expected_order:
+            expected_order.insert(0, row_seats[0])
         if not t.short and not t.unreadable:
-            expected_order = [(row_seats[0] + i) % n for i in range(n)]
             if row_seats != expected_order[: len(row_seats)]:
-                bad = next(i for i, s in enumerate(row_seats) if s != expected_order[i])
-                what = (f"{plays[bad].player} plays twice" if row_seats[bad] in row_seats[:bad]
-                        else f"{plays[bad].player} plays where {seats.name(expected_order[bad])} should")
-                find("P402", f"trick {t.number}: {what} (play goes clockwise from the leader)", t.line,
-                     plays[bad].column, t.number, plays[bad].player,
-                     expected=seats.name(expected_order[bad]), recorded=plays[bad].player)
+                bad = next(i for i, s in enumerate(row_seats) if i >= len(expected_order) or s != expected_order[i])
+                exp_seat = seats.name(expected_order[bad]) if bad < len(expected_order) else "nobody"
+                if row_seats[bad] in row_seats[:bad]:
+                    what = f"{plays[bad].player} plays twice"
+                elif rules.trumps_only and row_seats[bad] not in in_play:
+                    what = f"{plays[bad].player} plays, but holds no trump and has dropped out"
+                else:
+                    what = f"{plays[bad].player} plays where {exp_seat} should"
+                find("P402", f"trick {t.number}: {what} (play goes clockwise from the leader"
+                     + (", among the players still holding a trump)" if rules.trumps_only else ")"), t.line,
+                     plays[bad].column, t.number, plays[bad].player, expected=exp_seat, recorded=plays[bad].player)
                 prep.playable = False
         if t.unreadable:
             prep.playable = False  # an unreadable card (E103): the hand cannot be recomputed, say no more
-        elif len(plays) != n:
-            find("P402", f"trick {t.number} has {len(plays)} cards; with {n} players it needs {n}", t.line, t.column,
-                 t.number, expected=str(n), recorded=str(len(plays)))
+        elif len(plays) != len(expected_order) and not (rules.trumps_only and len(plays) < len(expected_order)
+                                                         and any(f.code == "P402" and f.trick == t.number
+                                                                 for f in prep.findings)):
+            if rules.trumps_only:
+                absent = [seats.name(s) for s in expected_order if s not in row_seats]
+                msg = (f"trick {t.number} has {len(plays)} cards, but {', '.join(absent)} still "
+                       f"hold{'s' if len(absent) == 1 else ''} a trump and must play one" if absent else
+                       f"trick {t.number} has {len(plays)} cards; {len(expected_order)} players still hold a trump")
+            else:
+                msg = f"trick {t.number} has {len(plays)} cards; with {n} players it needs {n}"
+            find("P402", msg, t.line, t.column, t.number, expected=str(len(expected_order)), recorded=str(len(plays)))
             prep.playable = False
         cards = [p.card for p in plays]
         for p, c, s in zip(plays, cards, row_seats):
-            if c >= JOKER_HIGH:
+            if c >= JOKER_HIGH and not tp:
                 find("D203", f"{CARD_NAMES[c]} is not in the 52-card deck of {rules.preset}", t.line, p.column,
                      t.number, seats.name(s))
                 prep.playable = False
@@ -450,9 +507,20 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Seq
                 played_at[c] = (t.number, s)
                 if prep.dealt and prep.dealt[s] and not (prep.dealt[s] >> c) & 1:
                     owner = next((seats.name(o) for o in range(n) if (prep.dealt[o] >> c) & 1), None)
-                    find("D204", f"{seats.name(s)} plays {CARD_NAMES[c]}, which the deal gave to "
-                         f"{owner or 'nobody'}", t.line, p.column, t.number, seats.name(s),
+                    gave = "the discard left with" if prep.exchanged else "the deal gave to"
+                    find("D204", f"{seats.name(s)} plays {CARD_NAMES[c]}, which {gave} {owner or 'nobody'}",
+                         t.line, p.column, t.number, seats.name(s),
                          expected=f"a card dealt to {seats.name(s)}", recorded=CARD_NAMES[c])
+                if rules.trumps_only and prep.trump >= 0 and not (trump_mask >> c) & 1 and s < n:
+                    later = [q.card for u in tricks[ti:] for q in u.plays if q.player == seats.name(s)]
+                    holds = trumps_left[s] > 0 if trumps_left[s] >= 0 else any((trump_mask >> x) & 1 for x in later)
+                    if not holds:  # holding a trump, it is a revoke (R501); without one, the player is out
+                        find("P407", f"{seats.name(s)} plays {CARD_NAMES[c]} to trick {t.number} holding no trump: "
+                             "only trumps may be played, and a player without one drops out of the hand's play",
+                             t.line, p.column, t.number, seats.name(s), expected="no card (dropped out)",
+                             recorded=CARD_NAMES[c])
+            if trumps_left and s < n and trumps_left[s] > 0 and (trump_mask >> c) & 1:
+                trumps_left[s] -= 1
             count_by_seat[s] += 1
         prep.cards.append(cards)
         prep.seats.append(row_seats)
@@ -461,17 +529,29 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Seq
 
         # after a broken trick (unreadable card, a card played twice, cards missing) its winner is not
         # known for sure: the next trick's record says who led
-        broken = t.unreadable or len(plays) != n or any(f.trick == t.number and f.code in ("D201", "D203")
-                                                         for f in prep.findings)
-        leader = -1 if broken else row_seats[_trick_winner_pos(cards, prep.trump)]
-    if free_first and prep.cards and suit_of(prep.cards[0][0]) != prep.trump:
+        broken = t.unreadable or len(plays) != len(expected_order) or any(
+            f.trick == t.number and f.code in ("D201", "D203") for f in prep.findings)
+        last_winner = row_seats[trick_winner_pos(cards, prep.trump, tp)]
+        leader = -1 if broken else last_winner
+    if free_first and prep.cards and effective_suit(prep.cards[0][0], prep.trump, tp) != prep.trump:
         for pos, (c, seat) in enumerate(zip(prep.cards[0], prep.seats[0])):
-            if pos and suit_of(c) == prep.trump and held_before(prep, seat, 0) & ~SUIT_MASKS[prep.trump]:
+            if pos and (trump_mask >> c) & 1 and held_before(prep, seat, 0) & ~trump_mask:
                 find("P405", f"{seats.name(seat)} trumps the first trick with {CARD_NAMES[c]}: with "
                      "first_trick_trump=free nobody may play a trump to it (the card stands and takes the trick)",
                      prep.trick_lines[0], prep.play_cols[0][pos], 1, seats.name(seat),
                      expected="a card that is not a trump", recorded=CARD_NAMES[c])
-    if len(h.tricks) < rules.hand_size:
+    if rules.trumps_only:
+        short = [s for s in range(n) if trumps_left and trumps_left[s] > 0]
+        if len(h.tricks) > rules.hand_size:
+            find("D202", f"{len(h.tricks)} tricks recorded, but each player holds {rules.hand_size} cards",
+                 h.tricks[rules.hand_size].line, 1, expected=str(rules.hand_size), recorded=str(len(h.tricks)))
+            prep.playable = False
+        elif short and prep.playable:
+            find("P406", f"the hand is not played out: {', '.join(seats.name(s) for s in short)} still "
+                 f"hold{'s' if len(short) == 1 else ''} a trump after trick {len(h.tricks)}", h.tricks[-1].line, 1,
+                 subject=seats.name(short[0]))
+            prep.playable = False
+    elif len(h.tricks) < rules.hand_size:
         find("P406", f"the hand is not played out: {len(h.tricks)} of {rules.hand_size} tricks recorded",
              h.tricks[-1].line, 1, expected=str(rules.hand_size), recorded=str(len(h.tricks)))
         prep.playable = False
@@ -488,39 +568,84 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Seq
     return prep
 
 
-def _exchange(h: Hand, seats: _Seats, rules: Rules, prep: PreparedHand, dealt_to: dict[int, str], find) -> None:
-    """``draw=on``: each player throws non-trumps, the dealer refills every hand from the stock (D206, D201).
+def _exchange(h: Hand, seats: _Seats, rules: Rules, prep: PreparedHand, dealt_to: dict[int, str], find,
+              trump_mask: int) -> None:
+    """The discard and draw after trump is named (D206, D201): what is thrown, what is drawn, what is kept.
 
-    Holdings known from the deal line become the hands after the draw, so the play is judged on those.
+    A trump may be thrown only as an excess: after the discard its owner keeps exactly
+    ``hand_size`` cards, all trumps.  ``draw`` refills each hand from the stock;
+    ``leftover=bidder`` gives what the stock still holds to the pitcher, who discards back
+    to ``hand_size``.  Holdings known from the deal line become the hands after the
+    exchange, so the play is judged on those.
     """
+    prep.exchanged = True
+    n = seats.n
+    size = rules.hand_size
     known = [bool(m) for m in prep.dealt]
+    as_dealt = list(prep.dealt)
+    excess_possible = rules.deal_size_for(n) > size or rules.leftover == "bidder"
+    widow = [c for c, who in dealt_to.items() if who == "the widow"]
+    if widow:
+        stock = set(widow)
+    elif n and all(known):
+        deck = (1 << (54 if rules.ten_point else 52)) - 1
+        stock = set(cards_of(deck & ~sum(prep.dealt)))
+    else:
+        stock = None
     for x in h.exchanges:
         who = x.holding.player
         seat = seats.index[who]
         cols = x.holding.columns or (x.holding.column,) * len(x.holding.cards)
+        thrown_trumps = []
         for c, col in zip(x.holding.cards, cols):
             card = CARD_NAMES[c]
             if x.kind == "discard":
-                if suit_of(c) == prep.trump:
-                    find("D206", f"{who} discards {card}, a trump: with draw=on only non-trumps are thrown", x.line,
-                         col, subject=who, expected="a card that is not a trump", recorded=card)
-                elif known[seat] and not (prep.dealt[seat] >> c) & 1:
+                if known[seat] and not (prep.dealt[seat] >> c) & 1:
                     find("D206", f"{who} discards {card}, which {who} did not hold", x.line, col, subject=who,
                          expected=f"a card {who} held", recorded=card)
+                elif (trump_mask >> c) & 1:
+                    thrown_trumps.append((card, col))
                 prep.dealt[seat] &= ~(1 << c)
             else:
-                if c in dealt_to:
+                if c >= JOKER_HIGH and not rules.ten_point:
+                    find("D203", f"{card} is not in the 52-card deck of {rules.preset}", x.line, col, subject=who)
+                elif dealt_to.get(c, "the widow") != "the widow":
                     find("D201", f"{card} is drawn by {who}, but it was already dealt or drawn ({dealt_to[c]})",
                          x.line, col, subject=who)
                 dealt_to[c] = who
+                if stock is not None:
+                    stock.discard(c)
                 if known[seat]:
                     prep.dealt[seat] |= 1 << c
+        left = prep.dealt[seat]
+        if thrown_trumps and (known[seat] or not excess_possible) and \
+                not (known[seat] and not left & ~trump_mask and left.bit_count() == size):
+            for card, col in thrown_trumps:
+                why = (f"{who} keeps {left.bit_count()} cards, {(left & ~trump_mask).bit_count()} of them not trumps"
+                       if known[seat] else "nobody is dealt more trumps than that")
+                find("D206", f"{who} discards {card}, a trump: a trump may be thrown only as an excess over "
+                     f"{size} trumps ({why})", x.line, col, subject=who, expected="a card that is not a trump",
+                     recorded=card)
+    last = h.exchanges[-1].line if h.exchanges else h.line
     for seat, k in enumerate(known):
-        size = prep.dealt[seat].bit_count()
-        if k and size != rules.hand_size:
-            find("D206", f"{seats.name(seat)} holds {size} cards after the draw: the dealer refills every hand to "
-                 f"{rules.hand_size}", h.exchanges[-1].line if h.exchanges else h.line, 1, subject=seats.name(seat),
-                 expected=str(rules.hand_size), recorded=str(size))
+        if not k:
+            continue
+        who = seats.name(seat)
+        kept = as_dealt[seat] & ~trump_mask & prep.dealt[seat]
+        if rules.discard == "all-non-trumps" and kept:
+            find("D206", f"{who} keeps {' '.join(CARD_NAMES[c] for c in cards_of(kept))}: after trump is named every "
+                 "non-trump dealt is thrown", last, 1, subject=who, expected="no card that is not a trump",
+                 recorded=" ".join(CARD_NAMES[c] for c in cards_of(kept)))
+        held = prep.dealt[seat].bit_count()
+        if held > size or (held < size and (stock is None or stock or not rules.draw)):
+            refill = "the dealer refills every hand to" if rules.draw else "everyone discards down to"
+            find("D206", f"{who} holds {held} cards after the discard{' and draw' if rules.draw else ''}: "
+                 f"{refill} {size}", last, 1, subject=who, expected=str(size), recorded=str(held))
+    if rules.leftover == "bidder" and stock and prep.pitcher >= 0 and h.exchanges:
+        bidder = seats.name(prep.pitcher)
+        rest = " ".join(CARD_NAMES[c] for c in sorted(stock))
+        find("D206", f"{rest} left in the stock: after the refill the leftover cards go to the bidder {bidder}",
+             last, 1, subject=bidder, expected=f"{bidder} draws {rest}", recorded="not drawn")
 
 
 def held_before(prep: PreparedHand, seat: int, trick: int) -> int:
@@ -537,13 +662,21 @@ def held_before(prep: PreparedHand, seat: int, trick: int) -> int:
     return future | (dealt & ~before)
 
 
-def _trick_winner_pos(cards: Sequence[int], trump: int) -> int:
-    """Position in play order of the card that takes a trick (scalar twin of play_batch's)."""
-    led = suit_of(cards[0])
+def trick_winner_pos(cards: Sequence[int], trump: int, ten_point: bool = False) -> int:
+    """Position in play order of the card that takes a trick (scalar twin of play_batch's).
+
+    >>> trick_winner_pos([parse_card(c) for c in "KH JD AH 2C".split()], SUITS.index("H"), ten_point=True)
+    2
+    >>> trick_winner_pos([parse_card(c) for c in "KH JKL AH 2C".split()], SUITS.index("H"), ten_point=True)
+    2
+    >>> trick_winner_pos([parse_card(c) for c in "KD JKL AD 2C".split()], SUITS.index("H"), ten_point=True)
+    1
+    """
+    led = effective_suit(cards[0], trump, ten_point)
     best, best_pos = -1, 0
     for i, c in enumerate(cards):
-        s = suit_of(c)
-        v = 100 + rank_of(c) if s == trump else (rank_of(c) if s == led else -1)
+        strength = trump_strength(c, trump, ten_point)
+        v = 100 + strength if strength >= 0 else (rank_of(c) if effective_suit(c, trump, ten_point) == led else -1)
         if v > best:
             best, best_pos = v, i
     return best_pos
@@ -558,47 +691,77 @@ class Batch:
 
     winner_seat: np.ndarray  # [B, T]
     revoke: np.ndarray  # [B, T, P] bool: this play broke the follow rule
-    high_seat: np.ndarray  # [B] holder of the highest trump
+    high_seat: np.ndarray  # [B] holder of the highest trump in play
     high_card: np.ndarray
-    low_seat: np.ndarray  # [B] holder of the lowest trump
+    low_seat: np.ndarray  # [B] holder of the lowest trump in play
     low_taker: np.ndarray  # [B] taker of the trick holding it
     low_card: np.ndarray
-    jack_seat: np.ndarray  # [B] taker of the jack of trumps
-    jack_trick: np.ndarray
+    card_taker: np.ndarray  # [B, 54] seat that took the trick each card fell in, -1: not played
+    card_trick: np.ndarray  # [B, 54] that trick's number (1-based), 0: not played
     counts: np.ndarray  # [B, S] Game count taken per seat
     tricks_won: np.ndarray  # [B, S]
 
 
+#: Follow rules as numbers for play_batch.
+FOLLOW_CODES = {"follow-or-trump": 0, "strict": 1, "free-when-void": 2, "trumps-only": 3}
+
+
+def _trump_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per deck (52, 54) and trump (4 = not known): each card's suit in play and trump strength, and each
+    suit's cards in play.  Card 54 and suit 5 are padding."""
+    eff = np.full((2, 5, 55), -1, dtype=np.int8)
+    strength = np.full((2, 5, 55), -1, dtype=np.int8)
+    masks = np.zeros((2, 5, 6), dtype=np.uint64)
+    for tp in (0, 1):
+        for t in range(5):
+            trump = t if t < 4 else -1
+            for c in range(54):
+                eff[tp, t, c] = effective_suit(c, trump, bool(tp))
+                strength[tp, t, c] = trump_strength(c, trump, bool(tp))
+            for s in range(4):
+                masks[tp, t, s] = effective_suit_mask(s, trump, bool(tp))
+    return eff, strength, masks
+
+
+_EFFECTIVE_SUIT, _TRUMP_STRENGTH, _SUIT_IN_PLAY = _trump_tables()
+
+
 def play_batch(cards: np.ndarray, seats: np.ndarray, trump: np.ndarray, dealt: np.ndarray,
-               strict_follow: np.ndarray) -> Batch:
+               follow: np.ndarray, ten_point: np.ndarray | None = None) -> Batch:
     """Replay the tricks of B hands at once.
 
-    ``cards``/``seats``: int arrays ``[B, T, P]`` in play order, -1 where empty;
-    ``trump``: ``[B]`` suit numbers; ``dealt``: ``uint64[B, S]`` masks (0 where the
-    record has no deal); ``strict_follow``: ``[B]`` bool, True where a player holding
-    the suit led must follow it (no trumping in).
+    ``cards``/``seats``: int arrays ``[B, T, P]`` in play order, -1 where empty (a
+    player who dropped out leaves a trick short); ``trump``: ``[B]`` suit numbers;
+    ``dealt``: ``uint64[B, S]`` masks of the hands the play starts from (0 where the
+    record has no deal); ``follow``: ``[B]`` :data:`FOLLOW_CODES`; ``ten_point``:
+    ``[B]`` bool, True where the 54-card deck ranks the off-jack and jokers as trumps.
 
     >>> c = np.array([[[12, 1, 25, 26], [9, 0, 2, 38]]])  # AS 3S AH 2D / JS 2S 4S AD: Cal kept 4S
     >>> s = np.array([[[0, 1, 2, 3], [0, 1, 2, 3]]])
-    >>> b = play_batch(c, s, np.array([0]), np.zeros((1, 8), np.uint64), np.array([False]))
-    >>> b.winner_seat.tolist(), b.revoke.tolist(), int(b.jack_seat[0]), b.counts.tolist()
+    >>> b = play_batch(c, s, np.array([0]), np.zeros((1, 8), np.uint64), np.array([0]))
+    >>> b.winner_seat.tolist(), b.revoke.tolist(), int(b.card_taker[0, 9]), b.counts.tolist()
     ([[0, 0]], [[[False, False, True, False], [False, False, False, False]]], 0, [[13, 0, 0, 0, 0, 0, 0, 0]])
     """
     B, T, P = cards.shape
     S = MAX_SEATS
+    tp = (np.zeros(B, dtype=bool) if ten_point is None else np.asarray(ten_point, dtype=bool)).astype(np.intp)
     valid = cards >= 0
     safe = np.where(valid, cards, 0)
-    suit = np.where(valid, np.where(safe < 52, safe // 13, 4), -1)
+    cidx = np.where(valid, cards, 54).astype(np.intp)
+    tr = np.where(trump >= 0, trump, 4).astype(np.intp)
+    tp3, tr3 = tp[:, None, None], tr[:, None, None]
+    suit = _EFFECTIVE_SUIT[tp3, tr3, cidx].astype(np.int16)
+    tstrength = _TRUMP_STRENGTH[tp3, tr3, cidx].astype(np.int16)
     rank = np.where(valid, safe % 13, -1)
     led = suit[:, :, 0]
-    is_trump = valid & (suit == trump[:, None, None])
-    strength = np.where(is_trump, 100 + rank, np.where(suit == led[:, :, None], rank, -1))
+    is_trump = valid & (tstrength >= 0)
+    strength = np.where(is_trump, 100 + tstrength, np.where(suit == led[:, :, None], rank, -1))
     strength = np.where(valid, strength, -2)
     win_pos = strength.argmax(axis=2)
     trick_valid = valid[:, :, 0]
     winner_seat = np.where(trick_valid, np.take_along_axis(seats, win_pos[:, :, None], axis=2)[:, :, 0], -1)
 
-    # holdings before each trick: cards still to be played, plus dealt cards not yet played
+    # holdings before each trick: cards still to be played, plus cards held at the start not yet played
     bits = np.where(valid, np.left_shift(np.uint64(1), safe.astype(np.uint64)), np.uint64(0))
     seat_idx = np.where(valid, seats, S)  # padding goes to a spare column
     per_trick = np.zeros((B, T, S + 1), dtype=np.uint64)
@@ -609,40 +772,49 @@ def play_batch(cards: np.ndarray, seats: np.ndarray, trump: np.ndarray, dealt: n
     before = np.bitwise_or.accumulate(per_trick, axis=1) ^ per_trick  # strictly before trick t
     held = future | (dealt[:, None, :S] & ~before)
     held_play = np.take_along_axis(held, np.clip(seats, 0, S - 1), axis=2)  # [B, T, P]
-    led_mask = _SUIT_MASKS_U64[np.clip(led, 0, 4)][:, :, None]
+    led_mask = _SUIT_IN_PLAY[tp[:, None], tr[:, None], np.where(led >= 0, led, 5)][:, :, None]
+    trump_mask = _SUIT_IN_PLAY[tp, tr, np.where(tr < 4, tr, 5)][:, None, None]
     could_follow = (held_play & led_mask) != 0
+    has_trump = (held_play & trump_mask) != 0
     followed = suit == led[:, :, None]
-    ok = followed | ~could_follow | (is_trump & ~strict_follow[:, None, None])
+    rule = np.asarray(follow)[:, None, None]
+    ok = np.select([rule == 0, rule == 1, rule == 2],
+                   [followed | ~could_follow | is_trump,
+                    followed | (~could_follow & (is_trump | ~has_trump)),
+                    followed | ~could_follow],
+                   is_trump | ~has_trump)
     revoke = valid & ~ok
-    revoke[:, :, 0] = False
+    revoke[:, :, 0] = rule[:, :, 0] == 3  # a lead breaks no follow rule, but a non-trump lead breaks trumps-only
+    revoke[:, :, 0] &= valid[:, :, 0] & ~ok[:, :, 0]
 
     # points
     flat_trump = is_trump.reshape(B, -1)
-    flat_rank = np.where(flat_trump, rank.reshape(B, -1), -1)
+    flat_strength = tstrength.reshape(B, -1)
     any_trump = flat_trump.any(axis=1)
-    hi_pos = flat_rank.argmax(axis=1)
-    lo_pos = np.where(flat_trump, rank.reshape(B, -1), 99).argmin(axis=1)
+    hi_pos = np.where(flat_trump, flat_strength, -1).argmax(axis=1)
+    lo_pos = np.where(flat_trump, flat_strength, 99).argmin(axis=1)
     flat_seats = seats.reshape(B, -1)
     flat_cards = cards.reshape(B, -1)
     rows = np.arange(B)
     high_seat = np.where(any_trump, flat_seats[rows, hi_pos], -1)
     low_seat = np.where(any_trump, flat_seats[rows, lo_pos], -1)
     low_taker = np.where(any_trump, winner_seat[rows, lo_pos // P], -1)
-    jack_flat = flat_trump & (rank.reshape(B, -1) == 9)
-    has_jack = jack_flat.any(axis=1)
-    jack_pos = jack_flat.argmax(axis=1)
-    jack_seat = np.where(has_jack, winner_seat[rows, jack_pos // P], -1)
+    card_taker = np.full((B, 55), -1, dtype=np.int16)
+    card_trick = np.zeros((B, 55), dtype=np.int16)
+    card_taker[bi, cidx] = np.broadcast_to(winner_seat[:, :, None], (B, T, P))
+    card_trick[bi, cidx] = ti + 1
     counts = np.zeros((B, S + 1), dtype=np.int32)
     trick_count = _CARD_COUNT[np.where(valid, safe, -1)].sum(axis=2)
     np.add.at(counts, (np.repeat(rows, T), np.where(winner_seat >= 0, winner_seat, S).ravel()), trick_count.ravel())
     tricks_won = np.zeros((B, S + 1), dtype=np.int32)
     np.add.at(tricks_won, (np.repeat(rows, T), np.where(winner_seat >= 0, winner_seat, S).ravel()), 1)
     return Batch(winner_seat, revoke, high_seat, np.where(any_trump, flat_cards[rows, hi_pos], -1), low_seat,
-                 low_taker, np.where(any_trump, flat_cards[rows, lo_pos], -1), jack_seat,
-                 np.where(has_jack, jack_pos // P + 1, 0), counts[:, :S], tricks_won[:, :S])
+                 low_taker, np.where(any_trump, flat_cards[rows, lo_pos], -1), card_taker[:, :54],
+                 card_trick[:, :54], counts[:, :S], tricks_won[:, :S])
 
 
-def batch_arrays(preps: Sequence[PreparedHand], strict: Sequence[bool]) -> tuple[np.ndarray, ...]:
+def batch_arrays(preps: Sequence[PreparedHand], follow: Sequence[int],
+                 ten_point: Sequence[bool]) -> tuple[np.ndarray, ...]:
     """Stack prepared hands into the arrays :func:`play_batch` takes."""
     B = len(preps)
     cards = np.full((B, MAX_TRICKS, MAX_SEATS), -1, dtype=np.int16)
@@ -657,7 +829,7 @@ def batch_arrays(preps: Sequence[PreparedHand], strict: Sequence[bool]) -> tuple
             seats[b, t, :k] = ss[:k]
         for s, m in enumerate(p.dealt[:MAX_SEATS]):
             dealt[b, s] = m
-    return cards, seats, trump, dealt, np.asarray(strict, dtype=bool)
+    return cards, seats, trump, dealt, np.asarray(follow, dtype=np.int8), np.asarray(ten_point, dtype=bool)
 
 
 # --------------------------------------------------------------------------- pass 3
@@ -709,6 +881,8 @@ class HandScore:
     winners: list[str] = field(default_factory=list)  # taker of each trick
     trick_players: list[list[str]] = field(default_factory=list)  # who played each card, in play order
     set_back: dict[str, int] = field(default_factory=dict)  # points lost to a failed contract or a revoke
+    awards: list[tuple[str, str | None, int, str]] = field(default_factory=list)  # point, side, worth, why
+    top_word: str = "smudge"  # what the table calls the top bid
 
     def held(self, player: str, trick: int) -> list[int]:
         """The cards ``player`` held as trick ``trick`` (1-based) began; trick 1 gives the hand as dealt
@@ -721,22 +895,15 @@ class HandScore:
     def explain(self) -> str:
         """Why the points fell as they did: the breakdown quoted in S601 messages."""
         parts = []
-        if self.high_holder:
-            parts.append(f"High: {self.high_holder} held {self.high_card}")
-            low_to = f"{self.low_holder} held {self.low_card}"
-            if self.low and self.low_holder and self.low != self.low_holder:
-                low_to += f", {self.low} took it"
-            parts.append(f"Low: {low_to}")
-            parts.append(f"Jack: {self.jack_taker} took J{self.trump} in trick {self.jack_trick}"
-                         if self.jack_taker else "Jack: not in play")
-            cs = ", ".join(f"{k} {v}" for k, v in sorted(self.counts.items(), key=lambda kv: -kv[1]))
-            parts.append(f"Game: {cs}" + ("" if self.game_point else ", a tie: nobody"))
+        for name, _, value, why in self.awards:
+            parts.append(f"{name}{f' ({value})' if value != 1 else ''}: {why}")
         if self.pitcher:
             if self.contract:
                 verdict = {True: "made it", False: "was set", None: "not judged"}[self.contract_made]
                 if self.saved_by_revoke:
                     verdict = "fell short, but cannot be set: another player revoked"
-                parts.append(f"{self.pitcher} bid {self.contract}{' (smudge)' if self.smudge else ''} and {verdict}")
+                top = f" ({self.top_word})" if self.smudge else ""
+                parts.append(f"{self.pitcher} bid {self.contract}{top} and {verdict}")
             else:
                 parts.append(f"{self.pitcher} pitched with no contract")
         if self.sale:
@@ -771,6 +938,7 @@ def _score_hand(prep: PreparedHand, b: int, batch: Batch | None, seats: _Seats, 
                    prep.contract, prep.high_bid,
                    SUITS[prep.trump] if prep.trump >= 0 else None, False, "unplayable")
     hs.prep = prep
+    hs.top_word = rules.top_bid_words[0] if rules.top_bid_words else "top bid"
     if prep.misdeal:
         hs.status = "misdeal"
     elif prep.thrown_in:
@@ -790,8 +958,11 @@ def _score_hand(prep: PreparedHand, b: int, batch: Batch | None, seats: _Seats, 
     for t, pos in zip(*np.nonzero(batch.revoke[b])):
         seat = prep.seats[t][pos]
         card = prep.cards[t][pos]
-        led = suit_of(prep.cards[t][0])
-        could = [c for c in cards_of(held_before(prep, seat, int(t))) if suit_of(c) == led]
+        held = held_before(prep, seat, int(t))
+        led = effective_suit(prep.cards[t][0], prep.trump, rules.ten_point)
+        could = cards_of(held & effective_suit_mask(led, prep.trump, rules.ten_point))
+        if not could or rules.trumps_only:  # void in the suit led, yet a trump was due
+            could = cards_of(held & effective_suit_mask(prep.trump, prep.trump, rules.ten_point))
         hs.revoke_plays.append((int(t) + 1, int(pos), seats.name(seat), CARD_NAMES[card],
                                 " ".join(CARD_NAMES[c] for c in sorted(could, reverse=True))))
         if side(seat) not in revoke_sides:
@@ -800,8 +971,7 @@ def _score_hand(prep: PreparedHand, b: int, batch: Batch | None, seats: _Seats, 
         return hs
     hs.scored = True
     hs.status = "played"
-    hi, lo, lo_t, jk = (int(batch.high_seat[b]), int(batch.low_seat[b]), int(batch.low_taker[b]),
-                        int(batch.jack_seat[b]))
+    hi, lo, lo_t = int(batch.high_seat[b]), int(batch.low_seat[b]), int(batch.low_taker[b])
     low_owner = lo if rules.low == "holder" else lo_t
     counts_side = [0] * len(sides)
     tricks_side = [0] * len(sides)
@@ -809,21 +979,47 @@ def _score_hand(prep: PreparedHand, b: int, batch: Batch | None, seats: _Seats, 
         if side(s) >= 0:
             counts_side[side(s)] += int(batch.counts[b, s])
             tricks_side[side(s)] += int(batch.tricks_won[b, s])
-    best = max(counts_side) if counts_side else 0
-    game_side = counts_side.index(best) if counts_side.count(best) == 1 else -1
-    hs.high, hs.low, hs.jack = sname(hi), sname(low_owner), sname(jk)
-    hs.game_point = sides[game_side] if game_side >= 0 else None
+    trump = prep.trump
+
+    def taken(card: int, name: str, value: int = 1) -> tuple[str, int, int, str]:
+        seat = int(batch.card_taker[b, card])
+        why = (f"{seats.name(seat)} took {CARD_NAMES[card]} in trick {int(batch.card_trick[b, card])}" if seat >= 0
+               else f"{CARD_NAMES[card]} not in play")
+        return name, seat, value, why
+
     hs.high_holder, hs.high_card = seats.name(hi), CARD_NAMES[int(batch.high_card[b])]
     hs.low_holder, hs.low_card = seats.name(lo), CARD_NAMES[int(batch.low_card[b])]
-    hs.jack_taker = seats.name(jk) if jk >= 0 else None
-    hs.jack_trick = int(batch.jack_trick[b]) or None
+    low_why = f"{hs.low_holder} held {hs.low_card}" + (f", {seats.name(low_owner)} took it" if low_owner != lo else "")
+    awards = [("High", hi, 1, f"{hs.high_holder} held {hs.high_card}"), ("Low", low_owner, 1, low_why),
+              taken(trump * 13 + 9, "Jack")]
+    if rules.ten_point:
+        awards += [taken(off_jack(trump), "Off-jack"), taken(JOKER_HIGH, "High joker"),
+                   taken(JOKER_LOW, "Low joker")]
+    if rules.trey:
+        awards.append(taken(trump * 13 + 1, "Trey", 3))
+    cs = ", ".join(f"{sides[i]} {c}" for i, c in sorted(enumerate(counts_side), key=lambda kv: -kv[1]))
+    if rules.game_point == "ten":
+        game_award = taken(trump * 13 + 8, "Game")
+        game_side = side(game_award[1])
+    else:
+        best = max(counts_side) if counts_side else 0
+        game_side = counts_side.index(best) if counts_side.count(best) == 1 else -1
+        game_award = ("Game", -1, 1, cs + ("" if game_side >= 0 else ", a tie: nobody"))
+    # owners are sides from here on
+    hs.awards = [(name, sname(seat) if seat >= 0 else None, value, why) for name, seat, value, why in awards]
+    hs.awards.append(("Game", sides[game_side] if game_side >= 0 else None, 1, game_award[3]))
+    by_name = {name: owner for name, owner, _, _ in hs.awards}
+    hs.high, hs.low, hs.jack, hs.game_point = by_name["High"], by_name["Low"], by_name["Jack"], by_name["Game"]
+    jack_seat = int(batch.card_taker[b, trump * 13 + 9])
+    hs.jack_taker = seats.name(jack_seat) if jack_seat >= 0 else None
+    hs.jack_trick = int(batch.card_trick[b, trump * 13 + 9]) or None
     hs.counts = {sides[i]: c for i, c in enumerate(counts_side)}
     hs.tricks_won = {sides[i]: t for i, t in enumerate(tricks_side)}
-    owners = [side(hi), side(low_owner), side(jk), game_side]  # High, Low, Jack, Game
+    owners = [sides.index(o) if o is not None else -1 for _, o, _, _ in hs.awards]
     made = [0] * len(sides)
-    for o in owners:
+    for o, (_, _, value, _) in zip(owners, hs.awards):
         if o >= 0:
-            made[o] += 1
+            made[o] += value
     hs.made = {sides[i]: m for i, m in enumerate(made)}
     score = list(made)
     p = side(prep.pitcher) if prep.pitcher >= 0 else -1
@@ -834,9 +1030,10 @@ def _score_hand(prep: PreparedHand, b: int, batch: Batch | None, seats: _Seats, 
             hs.contract_made = ok
             score[p] = prep.contract if ok else -prep.contract
         else:
-            hs.smudge = prep.top_bid and rules.smudge == "wins-game"
+            hs.smudge = prep.top_bid and rules.smudge in ("wins-game", "moon")
             hs.contract_made = made[p] >= prep.contract
-            score[p] = made[p] if hs.contract_made else -prep.contract
+            score[p] = made[p] if hs.contract_made else -prep.contract * (2 if prep.takeover and
+                                                                         rules.double_loss else 1)
     if revoke_sides:
         penalty = prep.contract if rules.revoke == "bid" else prep.high_bid
         for r in revoke_sides:
@@ -855,6 +1052,22 @@ def _score_hand(prep: PreparedHand, b: int, batch: Batch | None, seats: _Seats, 
     return hs
 
 
+def _broken_rule(rules: Rules, prep: PreparedHand, t: int, pos: int, could: str) -> tuple[str, str]:
+    """The rule a revoke broke, in words, and what the player should have played."""
+    tp = rules.ten_point
+    led = effective_suit(prep.cards[t][0], prep.trump, tp)
+    if rules.trumps_only:
+        return "only trumps may be played, and a player holding one must play it", f"a trump ({could})"
+    void = not held_before(prep, prep.seats[t][pos], t) & effective_suit_mask(led, prep.trump, tp)
+    suit = "trumps" if led == prep.trump else suit_name(led)
+    if void:
+        return (f"under {rules.follow} a player without {suit} must play a trump when able",
+                f"a trump ({could})")
+    if rules.follow == "follow-or-trump":
+        return f"under {rules.follow} a player holding {suit} must follow suit or trump", f"{could} or a trump"
+    return f"under {rules.follow} a player holding {suit} must follow suit", could
+
+
 def _going_out(hs: HandScore, rules: Rules, before: dict[str, int], after: dict[str, int]) -> str | None:
     """Who (if anyone) wins the game in this hand, by the preset's counting order."""
     target = rules.game
@@ -863,6 +1076,10 @@ def _going_out(hs: HandScore, rules: Rules, before: dict[str, int], after: dict[
     if rules.smudge == "wins-game" and hs.smudge and hs.contract_made and pitcher_side is not None \
             and before.get(pitcher_side, 0) >= 0 and pitcher_side not in hs.revokers:
         return pitcher_side
+    if rules.smudge == "moon" and hs.smudge and hs.contract_made is False and not hs.saved_by_revoke \
+            and pitcher_side is not None and len(after) > 1:
+        # a failed moon loses the game: it goes to the best placed other side
+        return max((s for s in after if s != pitcher_side), key=lambda s: after[s])
     if not reached:
         return None
     if rules.going_out == "bidder-only":
@@ -905,13 +1122,10 @@ def score_game(game: Game, rules: Rules, seats: _Seats, preps: list[PreparedHand
             line = prep.trick_lines[t - 1]
             col = prep.play_cols[t - 1][pos]
             led_card = CARD_NAMES[prep.cards[t - 1][0]]
-            suit = suit_name(suit_of(prep.cards[t - 1][0]))
-            rule = "follow suit or trump" if rules.follow == "follow-or-trump" else "follow suit"
+            rule, expected = _broken_rule(rules, prep, t - 1, pos, could)
             res.findings.append(Finding(
-                "R501", f"{player} plays {card} to trick {t} ({led_card} led) while holding {could}: under "
-                f"{rules.follow} a player holding {suit} must {rule}", src, line, col, game.name, h.number, t,
-                player, expected=f"{could}" + (" or a trump" if rules.follow == "follow-or-trump" else ""),
-                recorded=card))
+                "R501", f"{player} plays {card} to trick {t} ({led_card} led) while holding {could}: {rule}",
+                src, line, col, game.name, h.number, t, player, expected=expected, recorded=card))
         shown = {(pl, t) for t, _, pl, _, _ in hs.revoke_plays}
         for call in h.revokes:
             if not any(pl == call.player and (call.trick is None or t == call.trick) for pl, t in shown):
@@ -922,6 +1136,10 @@ def score_game(game: Game, rules: Rules, seats: _Seats, preps: list[PreparedHand
                     src, call.line, call.column, game.name, h.number, call.trick, call.player,
                     expected="a revoke in the record", recorded="no revoke"))
         before = dict(total)
+        if rules.smudge == "moon" and hs.smudge and hs.contract_made and hs.pitcher_side is not None:
+            # shooting the moon made: the score jumps to the target, or to 0 from below zero
+            start = before[hs.pitcher_side]
+            hs.score[hs.pitcher_side] = (rules.game - start) if start >= 0 else -start
         if hs.scored:
             for s in sides:
                 total[s] += hs.score.get(s, 0)
@@ -1042,7 +1260,8 @@ def audit_games(games: Iterable[Game], override: str = "") -> list[GameResult]:
     results: list[GameResult] = []
     staged: list[tuple[int, _Seats, list[PreparedHand], dict[int, int]]] = []
     all_preps: list[PreparedHand] = []
-    strict: list[bool] = []
+    follow: list[int] = []
+    ten_point: list[bool] = []
     for game in games:
         try:
             rules = resolve_rules(game.tag("Rules"), override)
@@ -1067,9 +1286,10 @@ def audit_games(games: Iterable[Game], override: str = "") -> list[GameResult]:
             if prep.cards:
                 rows[i] = len(all_preps)
                 all_preps.append(prep)
-                strict.append(rules.follow == "strict")
+                follow.append(FOLLOW_CODES["trumps-only" if rules.trumps_only else rules.follow])
+                ten_point.append(rules.ten_point)
         staged.append((len(results) - 1, seats, preps, rows))
-    batch = play_batch(*batch_arrays(all_preps, strict)) if all_preps else None
+    batch = play_batch(*batch_arrays(all_preps, follow, ten_point)) if all_preps else None
     for at, seats, preps, rows in staged:
         shell = results[at]
         res = score_game(shell.game, shell.rules, seats, preps, batch, rows)

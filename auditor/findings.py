@@ -81,9 +81,12 @@ CATALOG: dict[str, Code] = dict([
     _c("D205", "wrong dealer in rotation",
        "The deal passes clockwise (after a setback throw-in the same dealer deals again); a wrong dealer changes "
        "who bids last and who may steal.", "hand 1 dealer Ann / hand 2 dealer Cal"),
-    _c("D206", "an illegal discard or draw (draw variants)",
-       "With draw=on only non-trumps may be thrown, a player can only throw what they hold, and the dealer "
-       "refills every hand to the hand size.", "trump S / discard Ann: 7D 3S   % 3S is a trump"),
+    _c("D206", "an illegal discard or draw (variants with a discard after trump)",
+       "After trump is named only non-trumps may be thrown, except trumps in excess of the hand size; a player "
+       "can only throw what they hold; with `discard=all-non-trumps` every non-trump dealt goes; the dealer "
+       "refills every hand to the hand size (`draw=on`) or everyone discards down to it; with "
+       "`leftover=bidder` the pitcher takes what the stock still holds.",
+       "trump S / discard Ann: 7D 3S   % 3S is a trump, and Ann holds only four"),
     _c("A301", "bid out of turn, or a player missing from the auction",
        "Each player speaks once, clockwise from the dealer's left (the eldest hand's left when selling), "
        "the dealer last.", "dealer Ann / bids Cal 2, Bob pass, Dee pass, Ann pass"),
@@ -107,17 +110,22 @@ CATALOG: dict[str, Code] = dict([
     _c("P401", "trick led by the wrong player",
        "The winner of each trick leads the next.", "Ann wins trick 1, Bob leads trick 2"),
     _c("P402", "wrong number of cards in a trick, a player playing twice, or not in clockwise order",
-       "Each player plays one card to each trick, clockwise from the leader.", "1. Ann:AS Bob:3S Cal:9S"),
+       "Each player plays one card to each trick, clockwise from the leader (with `trumps_only`, each player "
+       "still holding a trump).", "1. Ann:AS Bob:3S Cal:9S"),
     _c("P403", "first lead not by the pitcher",
        "When nobody bid, the preset names who pitches (the eldest hand); they lead the first trick.",
        "auction, all pass, dealer Ann: Cal leads trick 1 instead of Bob"),
     _c("P404", "the trump line contradicts the first lead",
-       "The first card led names trump.", "trump H / 1. Ann:AS ..."),
+       "The first card led names trump (a joker names none: a `trump` line must then name it).",
+       "trump H / 1. Ann:AS ..."),
     _c("P405", "trump played to a first trick that forbids it",
        "With first_trick_trump=free nobody may trump the first trick.", "(partnership first_trick_trump=free)"),
     _c("P406", "hand not played out, or tricks out of sequence",
        "Every card dealt is played; a missing trick means the points cannot be recomputed.",
        "tricks 1-5 recorded, trick 6 missing"),
+    _c("P407", "a card played by a player who has dropped out (trumps_only)",
+       "Where only trumps may be played, a player without a trump drops out of the hand's play and plays no "
+       "more cards.", "(tenpoint52, trump S) 3. Ann:AS Bob:4H   % Bob holds no spade"),
     _c("R501", "revoke: a player did not follow the follow rule while able to",
        "A revoke changes who can win tricks; the preset's penalty applies (the revoker scores nothing and is set "
        "back the bid).", "2. Cal:9S Dee:4H   % Cal led spades; Dee held 7S"),

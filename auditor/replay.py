@@ -455,7 +455,7 @@ def render_deal(view: HandView, layout: Layout = Layout(), trump_known: bool = T
 
 def _top_bid(rules: Rules, contract: int) -> str:
     """`` (smudge)`` after a contract that is the preset's named top bid."""
-    return f" ({rules.top_bid_words[0]})" if rules.top_bid_words and contract == rules.max_bid else ""
+    return f" ({rules.top_bid_words[0]})" if rules.top_bid_words and contract == rules.top_bid else ""
 
 
 def contract_text(view: HandView, layout: Layout = Layout()) -> Text:

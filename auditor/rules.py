@@ -13,7 +13,7 @@ running, only what a key says.
 >>> parse_rules("bridge")
 Traceback (most recent call last):
 ...
-auditor.rules.RulesError: unknown preset 'bridge' (known: auction, sell, setback, partnership, cutthroat)
+auditor.rules.RulesError: unknown preset 'bridge' (known: auction, sell, setback, partnership, cutthroat, tenpoint, tenpoint52)
 """
 
 from __future__ import annotations
@@ -47,9 +47,15 @@ class Key:
 KEYS: tuple[Key, ...] = (
     Key("players", "allowed number of players, as N or MIN-MAX", "range"),
     Key("teams", "`none`: everyone alone; `partners`: two teams of two, partners opposite (Teams tag)", "choice", ("none", "partners")),
-    Key("hand_size", "cards dealt to each player", "int"),
+    Key("hand_size", "cards each player holds for the play (after any discard): the number of tricks", "int"),
+    Key("deal_size", "cards dealt to each player: a number, then `N:number` for N players (`9,6:8`: nine, eight "
+        "with six players); more than `hand_size` means a discard down to `hand_size` after trump is named",
+        "by-players"),
+    Key("deck", "`52`: ace high, no jokers; `54`: two jokers, and the off-jack (jack of trump's colour) and both "
+        "jokers are trumps, ranked A K Q J off-J JKH JKL T ... 2", "choice", ("52", "54")),
     Key("min_bid", "lowest bid allowed", "int"),
-    Key("max_bid", "highest bid allowed; the top-bid words below mean this number", "int"),
+    Key("max_bid", "highest bid allowed (`all`: the points in play); the top-bid words below mean this number",
+        "bid"),
     Key("top_bid_words", "words that name the top bid, comma-separated (`smudge`, `moon`, `slam`)", "words"),
     Key("auction", "`once-round`: each player bids once, clockwise from the dealer's left, dealer last; "
         "`sell`: bidding from the eldest hand's left, the eldest hand then `sells` or `keeps`", "choice", ("once-round", "sell")),
@@ -59,8 +65,10 @@ KEYS: tuple[Key, ...] = (
         "`dealer-bids` (the dealer must bid at least the minimum)", "choice", ("eldest-pitches", "redeal", "dealer-bids")),
     Key("sold_contract", "selling auction: the buyer must make the bid or be set back (Commercial Pitch)", "bool"),
     Key("low", "Low goes to the `holder` of the lowest trump or to the `taker` of its trick", "choice", ("holder", "taker")),
-    Key("follow", "`follow-or-trump`: holding the suit led, follow it or trump; `strict`: follow suit when able; "
-        "`free-when-void`", "choice", ("follow-or-trump", "strict", "free-when-void"), ("follow-or-trump", "strict")),
+    Key("follow", "`follow-or-trump`: holding the suit led, follow it or trump, and void, anything; `strict`: "
+        "holding the suit led, follow it, and void, trump if able; `free-when-void`: holding the suit led, follow "
+        "it, and void, anything", "choice", ("follow-or-trump", "strict", "free-when-void")),
+    Key("trumps_only", "only trumps may be played; a player without trumps drops out of the hand's play", "bool"),
     Key("game", "points needed to win the game", "int"),
     Key("count_down", "scores are kept as points still needed, counting down from `game` to 0", "bool"),
     Key("going_out", "who wins when several could reach the target in one hand: `pitcher-first` (the pitcher's "
@@ -69,12 +77,22 @@ KEYS: tuple[Key, ...] = (
         ("pitcher-first", "points-order", "bidder-only")),
     Key("smudge", "what a top bid means: `none` (an ordinary bid), `wins-game` (all four points win the game at once "
         "unless the smudger was in the hole), `all-tricks` (needs all four points and every trick; made +top bid, "
-        "failed -top bid)", "choice", ("none", "wins-game", "all-tricks")),
+        "failed -top bid), `moon` (shooting the moon: made, the score jumps to `game`, or to 0 from below zero; "
+        "failed, the side loses the game)", "choice", ("none", "wins-game", "all-tricks", "moon")),
+    Key("trey", "the trey (3) of trumps is a point worth three, to whoever takes it", "bool"),
+    Key("game_point", "`count`: Game to the side whose tricks count most; `ten`: to the taker of the ten of trumps",
+        "choice", ("count", "ten")),
     Key("revoke", "revoke penalty: the revoker scores nothing and is set back `bid` (the hand's contract) or "
         "`highest-bid` (the highest bid made in the hand)", "choice", ("bid", "highest-bid")),
     Key("settlement", "`none`, or `club`: the winner collects 1 from each player on 1 or more and 2 from each "
         "player on 0 or less", "choice", ("none", "club")),
-    Key("draw", "partnership: discard non-trumps and refill to six after trump is named", "bool"),
+    Key("draw", "after trump is named and the discards made, the dealer refills every hand to `hand_size` from "
+        "the stock", "bool"),
+    Key("discard", "what the discard after trump throws: `non-trumps` (any non-trumps; a trump only as an excess "
+        "over `hand_size`), `all-non-trumps` (every non-trump dealt must go)", "choice",
+        ("non-trumps", "all-non-trumps")),
+    Key("leftover", "`none`, or `bidder`: the stock left after the refill goes to the pitcher, who discards back "
+        "to `hand_size`", "choice", ("none", "bidder")),
     Key("pitching", "partnership: a player may pitch in place of a bid, worth four", "bool", (), (False,)),
     Key("double_loss", "partnership with pitching: a dealer who takes over and is set loses double", "bool", (), (False,)),
     Key("first_trick_trump", "`led`: the first card led names trump; `free`: a `trump` line names it and nobody "
@@ -92,6 +110,8 @@ class Rules:
     players: tuple[int, int]
     teams: str
     hand_size: int
+    deal_size: tuple[int, tuple[tuple[int, int], ...]]
+    deck: str
     min_bid: int
     max_bid: int
     top_bid_words: tuple[str, ...]
@@ -102,13 +122,18 @@ class Rules:
     sold_contract: bool
     low: str
     follow: str
+    trumps_only: bool
     game: int
     count_down: bool
     going_out: str
     smudge: str
+    trey: bool
+    game_point: str
     revoke: str
     settlement: str
     draw: bool
+    discard: str
+    leftover: str
     pitching: bool
     double_loss: bool
     first_trick_trump: str
@@ -117,6 +142,44 @@ class Rules:
     def partnership(self) -> bool:
         """Whether points and scores belong to teams rather than players."""
         return self.teams == "partners"
+
+    @property
+    def ten_point(self) -> bool:
+        """Whether the 54-card deck is used, with the off-jack and jokers as trumps."""
+        return self.deck == "54"
+
+    @property
+    def point_names(self) -> tuple[str, ...]:
+        """The points in play each hand, in counting order (High, Low, Jack, ..., Game).
+
+        >>> preset("tenpoint").point_names
+        ('High', 'Low', 'Jack', 'Off-jack', 'High joker', 'Low joker', 'Trey', 'Game')
+        """
+        extra = ("Off-jack", "High joker", "Low joker") if self.ten_point else ()
+        return ("High", "Low", "Jack") + extra + (("Trey",) if self.trey else ()) + ("Game",)
+
+    @property
+    def points_in_play(self) -> int:
+        """What all the points of a hand are worth together: 4, 7 or 10.
+
+        >>> preset("tenpoint").points_in_play, parse_rules("tenpoint trey=off").points_in_play
+        (10, 7)
+        """
+        return sum(3 if p == "Trey" else 1 for p in self.point_names)
+
+    @property
+    def top_bid(self) -> int:
+        """The highest bid: ``max_bid``, or every point in play when ``max_bid=all``."""
+        return self.max_bid or self.points_in_play
+
+    def deal_size_for(self, players: int) -> int:
+        """Cards dealt to each of ``players``.
+
+        >>> preset("tenpoint").deal_size_for(4), preset("tenpoint").deal_size_for(6)
+        (9, 8)
+        """
+        default, by_count = self.deal_size
+        return dict(by_count).get(players, default)
 
     def bid_value(self, word: str) -> int | None:
         """The number a bid word stands for; ``None`` for a word that is no bid.
@@ -128,7 +191,7 @@ class Rules:
         if w.isdigit():
             return int(w)
         if w in self.top_bid_words:
-            return self.max_bid
+            return self.top_bid
         return None
 
     def to_text(self) -> str:
@@ -168,6 +231,11 @@ def format_value(key: Key, value: Any) -> str:
         return str(lo) if lo == hi else f"{lo}-{hi}"
     if key.kind == "words":
         return ",".join(value)
+    if key.kind == "bid":
+        return str(value) if value else "all"
+    if key.kind == "by-players":
+        default, by_count = value
+        return ",".join([str(default)] + [f"{n}:{v}" for n, v in by_count])
     return str(value)
 
 
@@ -188,6 +256,18 @@ def parse_value(key: Key, text: str) -> Any:
         if not lo.isdigit() or (hi and not hi.isdigit()):
             raise ValueError(f"{key.name} takes N or MIN-MAX, not {text!r}")
         return (int(lo), int(hi or lo))
+    if key.kind == "bid":
+        if text == "all":
+            return 0
+        if not text.isdigit() or int(text) == 0:
+            raise ValueError(f"{key.name} takes a whole number or `all`, not {text!r}")
+        return int(text)
+    if key.kind == "by-players":
+        head, *rest = text.split(",")
+        pairs = [r.partition(":") for r in rest]
+        if not head.isdigit() or not all(n.isdigit() and c and v.isdigit() for n, c, v in pairs):
+            raise ValueError(f"{key.name} takes a number then N:number pairs (`9,6:8`), not {text!r}")
+        return (int(head), tuple((int(n), int(v)) for n, _, v in pairs))
     if key.kind == "words":
         words = tuple(w for w in text.lower().split(",") if w)
         if not all(w.isalpha() for w in words):
@@ -199,9 +279,14 @@ def parse_value(key: Key, text: str) -> Any:
 
 
 _COMMON = dict(
-    teams="none", hand_size=6, auction="once-round", sold_contract=True, follow="follow-or-trump",
-    count_down=False, revoke="bid", settlement="none", draw=False, pitching=False, double_loss=False,
+    teams="none", hand_size=6, deal_size=(6, ()), deck="52", auction="once-round", sold_contract=True,
+    follow="follow-or-trump", trumps_only=False, count_down=False, trey=False, game_point="count", revoke="bid",
+    settlement="none", draw=False, discard="non-trumps", leftover="none", pitching=False, double_loss=False,
     first_trick_trump="led",
+)
+_TEN_POINT = dict(
+    _COMMON, teams="partners", deal_size=(9, ((6, 8),)), deck="54", players=(4, 6), max_bid=0, dealer_steal=False,
+    steal_smudge=False, all_pass="dealer-bids", low="holder", going_out="bidder-only", trey=True, leftover="bidder",
 )
 
 PRESETS: dict[str, Rules] = {
@@ -227,12 +312,21 @@ PRESETS: dict[str, Rules] = {
         preset="partnership", source="seed 001", players=(4, 4), min_bid=2, max_bid=5,
         top_bid_words=("smudge",), dealer_steal=True, steal_smudge=True, all_pass="dealer-bids",
         low="taker", game=21, going_out="bidder-only", smudge="all-tricks",
-        **{k: v for k, v in _COMMON.items() if k != "teams"}, teams="partners",
+        **{k: v for k, v in _COMMON.items() if k not in ("teams", "deal_size")}, teams="partners",
+        deal_size=(6, ((6, 8),)),
     ),
     "cutthroat": Rules(
         preset="cutthroat", source="seed 001 (Cutthroat Pitch)", players=(2, 7), min_bid=2, max_bid=5,
         top_bid_words=("smudge",), dealer_steal=True, steal_smudge=True, all_pass="dealer-bids",
         low="taker", game=21, going_out="bidder-only", smudge="all-tricks", **_COMMON,
+    ),
+    "tenpoint": Rules(
+        preset="tenpoint", source="seed 001 (Ten-point Pitch, Oklahoma)", min_bid=2, top_bid_words=(), game=21,
+        smudge="none", **_TEN_POINT,
+    ),
+    "tenpoint52": Rules(
+        preset="tenpoint52", source="seed 001 (Ten-point Pitch, Oklahoma)", min_bid=4, top_bid_words=("moon",),
+        game=52, smudge="moon", **{**_TEN_POINT, "trumps_only": True, "discard": "all-non-trumps", "draw": True},
     ),
 }
 

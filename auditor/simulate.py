@@ -17,58 +17,74 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from .cards import rank_of, suit_of
-from .engine import _trick_winner_pos, audit_games, resolve_rules
+from .cards import effective_suit, rank_of, suit_of, trump_strength
+from .engine import audit_games, resolve_rules, trick_winner_pos
 from .notation import (Bid, Bids, Deal, Exchange, Finding, Game, Hand, Holding, Named, Play, ScoreEntry, ScoreLine,
-                       Tag, Trick, TrumpLine, parse_text, write_games)
+                       Tag, Trick, TrumpLine, Widow, parse_text, write_games)
 from .rules import Rules
 
 NAMES = ("Ann", "Bob", "Cal", "Dee", "Eve", "Fay", "Gus", "Hal")
 FAULTS = ("revoke", "score", "total", "winner")
 
 
-def _strength(cards: list[int], suit: int) -> int:
+def _is_trump(c: int, trump: int, rules: Rules) -> bool:
+    return trump_strength(c, trump, rules.ten_point) >= 0
+
+
+def _strength(cards: list[int], suit: int, rules: Rules) -> int:
     """Rough number of points a hand expects with ``suit`` as trump."""
-    ranks = sorted((rank_of(c) for c in cards if suit_of(c) == suit), reverse=True)
-    if not ranks:
+    trumps = sorted((trump_strength(c, suit, rules.ten_point) for c in cards if _is_trump(c, suit, rules)),
+                    reverse=True)
+    if not trumps:
         return 0
-    est = (ranks[0] >= 11) + (ranks[0] == 12) * 0 + (ranks[-1] <= 2) + (9 in ranks) + (len(ranks) >= 3)
+    if rules.ten_point:  # many trumps take many of the ten points; the draw helps the bidder
+        return len(trumps) + (trumps[0] >= 14) + 1
+    ranks = sorted((rank_of(c) for c in cards if suit_of(c) == suit), reverse=True)
+    est = (ranks[0] >= 11) + (ranks[-1] <= 2) + (9 in ranks) + (len(ranks) >= 3)
     return est + (len(ranks) >= 4)
 
 
-def _best_suit(cards: list[int]) -> tuple[int, int]:
-    return max(((_strength(cards, s), s) for s in range(4)), key=lambda x: (x[0], sum(1 for c in cards if suit_of(c) == x[1])))
+def _best_suit(cards: list[int], rules: Rules) -> tuple[int, int]:
+    return max(((_strength(cards, s, rules), s) for s in range(4)),
+               key=lambda x: (x[0], sum(1 for c in cards if _is_trump(c, x[1], rules))))
 
 
-def _legal(hand: list[int], led: int | None, trump: int, rules: Rules) -> list[int]:
-    if led is None:
+def _legal(hand: list[int], trick: list[int], trump: int, rules: Rules) -> list[int]:
+    tp = rules.ten_point
+    trumps = [c for c in hand if _is_trump(c, trump, rules)]
+    if rules.trumps_only:
+        return trumps
+    if not trick:
         return list(hand)
-    follow = [c for c in hand if suit_of(c) == led]
-    if not follow:
-        return list(hand)
-    if rules.follow == "strict" or led == trump:
+    led = effective_suit(trick[0], trump, tp)
+    follow = [c for c in hand if effective_suit(c, trump, tp) == led]
+    if follow:
+        if rules.follow == "follow-or-trump" and led != trump:
+            return follow + trumps
         return follow
-    return follow + [c for c in hand if suit_of(c) == trump and suit_of(c) != led]
+    if rules.follow == "strict" and trumps:
+        return trumps
+    return list(hand)
 
 
-def _strength_in_trick(c: int, led: int, trump: int) -> int:
-    s = suit_of(c)
-    return 100 + rank_of(c) if s == trump else (rank_of(c) if s == led else -1)
+def _strength_in_trick(c: int, led: int, trump: int, rules: Rules) -> int:
+    t = trump_strength(c, trump, rules.ten_point)
+    return 100 + t if t >= 0 else (rank_of(c) if effective_suit(c, trump, rules.ten_point) == led else -1)
 
 
 def _choose(hand: list[int], trick: list[int], trump: int, rules: Rules, rng: random.Random) -> int:
-    led = suit_of(trick[0]) if trick else None
-    legal = _legal(hand, led, trump, rules)
+    legal = _legal(hand, trick, trump, rules)
     if not trick:
-        trumps = [c for c in legal if suit_of(c) == trump]
+        trumps = [c for c in legal if _is_trump(c, trump, rules)]
         if trumps and rng.random() < 0.6:
-            return max(trumps, key=rank_of)
+            return max(trumps, key=lambda c: trump_strength(c, trump, rules.ten_point))
         return max(legal, key=rank_of) if rng.random() < 0.5 else min(legal, key=rank_of)
-    best = max(_strength_in_trick(c, led, trump) for c in trick)
-    winners = [c for c in legal if _strength_in_trick(c, led, trump) > best]
+    led = effective_suit(trick[0], trump, rules.ten_point)
+    best = max(_strength_in_trick(c, led, trump, rules) for c in trick)
+    winners = [c for c in legal if _strength_in_trick(c, led, trump, rules) > best]
     if winners and rng.random() < 0.8:
-        return min(winners, key=lambda c: _strength_in_trick(c, led, trump))
-    return min(legal, key=lambda c: (_strength_in_trick(c, led, trump), rank_of(c)))
+        return min(winners, key=lambda c: _strength_in_trick(c, led, trump, rules))
+    return min(legal, key=lambda c: (_strength_in_trick(c, led, trump, rules), rank_of(c)))
 
 
 def _auction(rules: Rules, hands: list[list[int]], dealer: int, n: int):
@@ -78,10 +94,10 @@ def _auction(rules: Rules, hands: list[list[int]], dealer: int, n: int):
         [(dealer + 1 + i) % n for i in range(n)]
     high, high_seat, bids = 0, -1, []
     for seat in order:
-        est = _best_suit(hands[seat])[0]
-        est = min(est, rules.max_bid if rules.smudge != "all-tricks" else rules.max_bid - 1)
+        est = _best_suit(hands[seat], rules)[0]
+        est = min(est, rules.top_bid if rules.smudge not in ("all-tricks", "moon") else rules.top_bid - 1)
         is_dealer = seat == dealer and rules.auction != "sell"
-        can_equal = is_dealer and rules.dealer_steal and (high < rules.max_bid or rules.steal_smudge)
+        can_equal = is_dealer and rules.dealer_steal and (high < rules.top_bid or rules.steal_smudge)
         if est >= rules.min_bid and (est > high or (can_equal and est == high and high > 0)):
             value = est if est > high else high
             bids.append((seat, str(value)))
@@ -94,7 +110,7 @@ def _auction(rules: Rules, hands: list[list[int]], dealer: int, n: int):
     pitcher = high_seat
     if rules.auction == "sell":
         if high_seat >= 0:
-            sells = high >= 2 or _best_suit(hands[eldest])[0] < high
+            sells = high >= 2 or _best_suit(hands[eldest], rules)[0] < high
             bids.append((eldest, "sells" if sells else "keeps"))
             pitcher = high_seat if sells else eldest
         else:
@@ -105,47 +121,92 @@ def _auction(rules: Rules, hands: list[list[int]], dealer: int, n: int):
     return bids, pitcher
 
 
+def _exchange(rules: Rules, hands: list[list[int]], stock: list[int], trump: int, dealer: int, pitcher: int,
+              names: list[str]) -> list[Exchange]:
+    """Bots' discards and draws after trump is named; ``hands`` are changed in place."""
+    n, size = len(hands), rules.hand_size
+    order = [(dealer + 1 + i) % n for i in range(n)]
+    lines: list[tuple[str, int, list[int]]] = []
+
+    def throw(s: int, down_to: int) -> None:
+        # non-trumps first (lowest first), then the lowest trumps as an excess
+        keep = sorted(hands[s], key=lambda c: (_is_trump(c, trump, rules), trump_strength(c, trump, rules.ten_point),
+                                               rank_of(c)))
+        if rules.draw:
+            out = [c for c in keep if not _is_trump(c, trump, rules)]
+            trumps = [c for c in keep if _is_trump(c, trump, rules)]
+            out += trumps[:max(0, len(trumps) - down_to)]
+        else:
+            out = keep[:max(0, len(keep) - down_to)]
+        if out:
+            lines.append(("discard", s, out))
+            hands[s] = [c for c in hands[s] if c not in out]
+
+    for s in order:
+        throw(s, size)
+    if rules.draw:
+        for s in order:
+            got = [stock.pop(0) for _ in range(min(len(stock), size - len(hands[s])))]
+            if got:
+                lines.append(("draw", s, got))
+                hands[s] += got
+    if rules.leftover == "bidder" and stock:
+        lines.append(("draw", pitcher, list(stock)))
+        hands[pitcher] += stock
+        stock.clear()
+        keep = sorted(hands[pitcher], key=lambda c: (_is_trump(c, trump, rules),
+                                                     trump_strength(c, trump, rules.ten_point), rank_of(c)))
+        out = keep[:len(keep) - size]
+        lines.append(("discard", pitcher, out))
+        hands[pitcher] = [c for c in hands[pitcher] if c not in out]
+    return [Exchange(kind, Holding(names[s], tuple(cs))) for kind, s, cs in lines]
+
+
 def _play_hand(rules: Rules, names: list[str], number: int, dealer: int, rng: random.Random,
                short: bool) -> tuple[Hand, bool]:
     n = len(names)
-    deck = list(range(52))
+    deck = list(range(54 if rules.ten_point else 52))
     rng.shuffle(deck)
-    hs = rules.hand_size
-    hands = [sorted(deck[i * hs:(i + 1) * hs]) for i in range(n)]
+    ds = rules.deal_size_for(n)
+    hands = [sorted(deck[i * ds:(i + 1) * ds]) for i in range(n)]
     bids, pitcher = _auction(rules, hands, dealer, n)
     deal = Deal(tuple(Holding(names[s], tuple(hands[s])) for s in range(n)))
-    h = Hand(number, dealer=Named(names[dealer]), deal=deal,
+    stock = deck[n * ds:]
+    exchanging = rules.draw or ds > rules.hand_size
+    h = Hand(number, dealer=Named(names[dealer]), deal=deal, widow=Widow(tuple(stock)) if exchanging else None,
              bids=Bids(tuple(Bid(names[s], w) for s, w in bids)))
     if pitcher is None:
         return h, True
-    trump = _best_suit(hands[pitcher])[1]
-    if rules.draw:  # everyone throws their non-trumps; the dealer refills each hand from the stock
-        stock = deck[n * hs:]
-        order = [(dealer + 1 + i) % n for i in range(n)]
-        thrown = {s: [c for c in hands[s] if suit_of(c) != trump] for s in order}
-        drawn = {s: [stock.pop(0) for _ in thrown[s]] for s in order}
-        exchanges = [Exchange("discard", Holding(names[s], tuple(thrown[s]))) for s in order if thrown[s]]
-        exchanges += [Exchange("draw", Holding(names[s], tuple(drawn[s]))) for s in order if drawn[s]]
-        hands = [sorted([c for c in hands[s] if suit_of(c) == trump] + drawn.get(s, [])) for s in range(n)]
+    trump = _best_suit(hands[pitcher], rules)[1]
+    if exchanging:
+        exchanges = _exchange(rules, hands, stock, trump, dealer, pitcher, names)
         h = replace(h, trump=TrumpLine(trump), exchanges=tuple(exchanges))
+        short = short and not rules.trumps_only  # drop-outs are written in the long form
     held = [list(x) for x in hands]
     leader = pitcher
-    first = [c for c in held[pitcher] if suit_of(c) == trump]
     tricks = []
-    for t in range(hs):
+    for t in range(rules.hand_size):
+        still_in = [s for s in range(n) if not rules.trumps_only or any(_is_trump(c, trump, rules) for c in held[s])]
+        if not still_in:
+            break
+        if leader not in still_in:  # no trump left: the lead passes to the left
+            leader = min(still_in, key=lambda s: (s - leader) % n)
         cards: list[int] = []
-        seats = [(leader + i) % n for i in range(n)]
+        seats = sorted(still_in, key=lambda s: (s - leader) % n)
         for s in seats:
             if t == 0 and s == pitcher:
-                c = max(first, key=rank_of) if first else max(held[s], key=rank_of)
-                trump = suit_of(c)
+                first = [c for c in held[s] if _is_trump(c, trump, rules)]
+                c = max(first, key=lambda c: trump_strength(c, trump, rules.ten_point)) if first else \
+                    max(held[s], key=rank_of)
+                if not exchanging:
+                    trump = suit_of(c)
             else:
                 c = _choose(held[s], cards, trump, rules, rng)
             held[s].remove(c)
             cards.append(c)
         plays = tuple(Play(None if short else names[s], c) for s, c in zip(seats, cards))
         tricks.append(Trick(t + 1, plays, short))
-        leader = seats[_trick_winner_pos(cards, trump)]
+        leader = seats[trick_winner_pos(cards, trump, rules.ten_point)]
     return replace(h, tricks=tuple(tricks)), False
 
 
@@ -154,7 +215,9 @@ def _game_tags(rules: Rules, names: list[str], gid: str, rng: random.Random) -> 
             Tag("Date", f"2026.{rng.randint(1, 12):02d}.{rng.randint(1, 28):02d}"), Tag("GameId", gid),
             Tag("Rules", rules.to_text()), Tag("Players", " ".join(names))]
     if rules.partnership:
-        tags.append(Tag("Teams", f"NS: {names[0]} {names[2]}; EW: {names[1]} {names[3]}"))
+        k = 3 if len(names) == 6 else 2  # six players: three teams of two; else two teams, seated alternately
+        teams = ("NS", "EW") if k == 2 else ("A", "B", "C")
+        tags.append(Tag("Teams", "; ".join(f"{t}: {' '.join(names[i::k])}" for i, t in enumerate(teams))))
     return tuple(tags)
 
 

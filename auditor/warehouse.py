@@ -194,7 +194,7 @@ def _rule_sets(con: duckdb.DuckDBPyConnection) -> pa.Table:
         except RulesError:
             continue  # the game was not audited under it either: its rows carry no scores
         rows.append({"rules": text, "preset": r.preset, "partnership": r.partnership,
-                     "top_bid": r.max_bid if r.top_bid_words else None,
+                     "top_bid": r.top_bid if r.top_bid_words else None,
                      "top_bid_words": ",".join(r.top_bid_words) or None, "game_to": r.game,
                      "count_down": r.count_down,
                      # the engine settles only games played alone (see engine.score_game)
