@@ -31,6 +31,7 @@ from .notation import Finding, Game, Hand
 from .rules import Rules, RulesError, parse_rules, with_overrides
 
 MAX_TRICKS = 8
+PITCH_VALUE = 4  # pitching=on: a pitch in place of a bid is worth four
 MAX_SEATS = 8
 POINTS = ("High", "Low", "Jack", "Game")
 _CARD_COUNT = np.array(CARD_COUNT + (0,), dtype=np.int16)  # index -1 (padding) counts 0
@@ -82,6 +83,7 @@ class PreparedHand:
     dealt: list[int] = field(default_factory=list)  # bit mask per seat, 0 = not recorded
     exchanged: bool = False  # ``dealt`` holds the hands after a discard and draw
     takeover: bool = False  # pitching: the dealer took over a pitch
+    pitch_suit: int = -1  # pitching: the suit written with the winning pitch
     playable: bool = True  # complete and consistent enough to recompute the score
     findings: list[Finding] = field(default_factory=list)
 
@@ -195,6 +197,7 @@ def _auction(h: Hand, seats: _Seats, rules: Rules, dealer: int, prep: PreparedHa
         find("A301", f"the auction is missing {names}: every player speaks once, passes included", 1,
              seats.name(missing[0]), expected=names, recorded="nothing")
     high, high_seat = 0, -1
+    pitched = -1  # pitching: the seat whose pitch stands (only the dealer may take over)
     for seat, b in first_time:
         if b.word == "pass":
             continue
@@ -202,7 +205,37 @@ def _auction(h: Hand, seats: _Seats, rules: Rules, dealer: int, prep: PreparedHa
             find("A308", f"{b.player} says {b.word!r}, which only the eldest hand says, last, in a selling auction",
                  b.column, b.player)
             continue
-        value = rules.bid_value(b.word)
+        is_pitch = b.word.split()[0] == "pitch"
+        if is_pitch and not rules.pitching:
+            find("A304", f"{b.player} pitches in the auction, but {rules.preset} has no pitching (pitching=off)",
+                 b.column, b.player, expected=f"{rules.min_bid}-{rules.top_bid}", recorded=b.word)
+            continue
+        value = PITCH_VALUE if is_pitch else rules.bid_value(b.word)
+        if pitched >= 0 and value is not None:
+            if seat != dealer:
+                find("A309", f"{b.player} bids after {seats.name(pitched)}'s pitch: then only the dealer "
+                     f"{seats.name(dealer)} may take over", b.column, b.player, expected="pass", recorded=b.word)
+                continue
+            same = is_pitch and len(b.word) > 6 and prep.pitch_suit >= 0 and SUITS.index(b.word[-1]) == \
+                prep.pitch_suit
+            if (is_pitch and same) or (not is_pitch and value != rules.top_bid):
+                find("A309", f"the dealer {b.player} takes over {seats.name(pitched)}'s pitch with {b.word!r}: a "
+                     "takeover is a pitch in a new suit or a smudge", b.column, b.player,
+                     expected="pitch in another suit, or smudge", recorded=b.word)
+                continue
+            prep.takeover = True
+            high, high_seat = value, seat
+            prep.bid_of[seat] = value
+            prep.pitch_suit = SUITS.index(b.word[-1]) if is_pitch and len(b.word) > 6 else -1
+            continue
+        if is_pitch and value <= high:
+            find("A303", f"{b.player} pitches (worth {value}) over a standing bid of {high} by "
+                 f"{seats.name(high_seat)}: a pitch must beat the standing bid", b.column, b.player,
+                 expected=f"a standing bid below {value}", recorded=b.word)
+            continue
+        if is_pitch:
+            pitched = seat if seat != dealer else -1
+            prep.pitch_suit = SUITS.index(b.word[-1]) if len(b.word) > 6 else -1
         if value is None or not rules.min_bid <= value <= rules.top_bid:
             words = f", {'/'.join(rules.top_bid_words)}" if rules.top_bid_words else ""
             find("A304", f"{b.player} bids {b.word!r}: {rules.preset} bids run from {rules.min_bid} to "
@@ -390,6 +423,10 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Seq
                      "a `trump` line", first.line, first.plays[0].column, trick=1)
             prep.trump = -1
             prep.playable = False
+    if prep.pitch_suit >= 0 and prep.trump >= 0 and prep.pitch_suit != prep.trump:
+        find("P404", f"{seats.name(prep.pitcher)} pitched {suit_name(prep.pitch_suit)} on the bids line, but "
+             f"trump is {suit_name(prep.trump)}", first.line, first.plays[0].column if first.plays else 1, trick=1,
+             expected=SUITS[prep.pitch_suit], recorded=SUITS[prep.trump])
     trump_mask = effective_suit_mask(prep.trump, prep.trump, tp) if prep.trump >= 0 else 0
     if rules.draw or rules.deal_size_for(n) > rules.hand_size:
         _exchange(h, seats, rules, prep, seen, find, trump_mask)
@@ -883,6 +920,7 @@ class HandScore:
     set_back: dict[str, int] = field(default_factory=dict)  # points lost to a failed contract or a revoke
     awards: list[tuple[str, str | None, int, str]] = field(default_factory=list)  # point, side, worth, why
     top_word: str = "smudge"  # what the table calls the top bid
+    takeover: bool = False  # pitching: the dealer took over a pitch
 
     def held(self, player: str, trick: int) -> list[int]:
         """The cards ``player`` held as trick ``trick`` (1-based) began; trick 1 gives the hand as dealt
@@ -903,6 +941,7 @@ class HandScore:
                 if self.saved_by_revoke:
                     verdict = "fell short, but cannot be set: another player revoked"
                 top = f" ({self.top_word})" if self.smudge else ""
+                top += ", taking over a pitch" if self.takeover else ""
                 parts.append(f"{self.pitcher} bid {self.contract}{top} and {verdict}")
             else:
                 parts.append(f"{self.pitcher} pitched with no contract")
@@ -1023,17 +1062,18 @@ def _score_hand(prep: PreparedHand, b: int, batch: Batch | None, seats: _Seats, 
     hs.made = {sides[i]: m for i, m in enumerate(made)}
     score = list(made)
     p = side(prep.pitcher) if prep.pitcher >= 0 else -1
+    loss = 2 if prep.takeover and rules.double_loss else 1  # a dealer who took over a pitch and is set
+    hs.takeover = prep.takeover
     if p >= 0 and prep.contract > 0:
         if rules.smudge == "all-tricks" and prep.top_bid:
             hs.smudge = True
             ok = all(o == p for o in owners) and tricks_side[p] == sum(tricks_side)
             hs.contract_made = ok
-            score[p] = prep.contract if ok else -prep.contract
+            score[p] = prep.contract if ok else -prep.contract * loss
         else:
             hs.smudge = prep.top_bid and rules.smudge in ("wins-game", "moon")
             hs.contract_made = made[p] >= prep.contract
-            score[p] = made[p] if hs.contract_made else -prep.contract * (2 if prep.takeover and
-                                                                         rules.double_loss else 1)
+            score[p] = made[p] if hs.contract_made else -prep.contract * loss
     if revoke_sides:
         penalty = prep.contract if rules.revoke == "bid" else prep.high_bid
         for r in revoke_sides:

@@ -107,6 +107,10 @@ CATALOG: dict[str, Code] = dict([
     _c("A308", "selling auction: the eldest hand's last word is missing or misplaced",
        "In the selling auction the eldest hand ends the auction with `sells` or `keeps`.",
        "bids Cal 2, Dee pass, Ann pass        % Bob, eldest, says nothing"),
+    _c("A309", "pitching: a bid after a pitch by someone other than the dealer, or a takeover that is not a new "
+       "suit or a top bid",
+       "With pitching=on a pitch (worth four) can only be taken over by the dealer, pitching another suit or "
+       "bidding a smudge.", "bids Bob pitch H, Cal 5, Dee pass, Ann pass   % only Ann, the dealer, may take over"),
     _c("P401", "trick led by the wrong player",
        "The winner of each trick leads the next.", "Ann wins trick 1, Bob leads trick 2"),
     _c("P402", "wrong number of cards in a trick, a player playing twice, or not in clockwise order",

@@ -45,6 +45,16 @@ _TAG_RE = re.compile(r'\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\s*\]\s
 _TRICK_NO_RE = re.compile(r"(\d+)\.\Z")
 _INT_RE = re.compile(r"[+-]?\d+\Z")
 _WORD_RE = re.compile(r"[A-Za-z0-9]+\Z")
+_SUIT_WORDS = {"spades": 0, "hearts": 1, "diamonds": 2, "clubs": 3}
+
+
+def _suit_word(t: str) -> int | None:
+    """A suit written as a letter, a symbol or a word: ``S``, ``♠``, ``spades``."""
+    if len(t) == 1 and t.upper() in SUITS:
+        return SUITS.index(t.upper())
+    if t in SUIT_SYMBOLS:
+        return SUIT_SYMBOLS.index(t)
+    return _SUIT_WORDS.get(t.lower())
 _MAX_SHOWN = 40  # characters of an offending token quoted in a message
 
 
@@ -754,10 +764,21 @@ class Parser:
                 if part_at != at or rest.strip():
                     self.problem("E101", "an empty bid between commas", part_at + 1)
                 continue
+            if len(toks) == 3 and toks[1][0].lower() == "pitch":
+                # pitching: the suit pitched may follow the word (`Cal pitch H`)
+                suit = _suit_word(toks[2][0])
+                if suit is None:
+                    self.problem("E101", f"{_show(toks[2][0])} is not a suit (S H D C)", toks[2][1])
+                    continue
+                toks = [toks[0], (f"pitch {SUITS[suit]}", toks[1][1])]
             if len(toks) != 2:
-                self.problem("E101", "each bid is NAME WORD (pass, a number, smudge, sells, keeps)", toks[0][1])
+                self.problem("E101", "each bid is NAME WORD (pass, a number, smudge, pitch, sells, keeps)", toks[0][1])
                 continue
             (name, ncol), (word, wcol) = toks
+            if word.startswith("pitch "):
+                if self._name_ok(name, ncol):
+                    bids.append(Bid(name, word, ncol))
+                continue
             if not _WORD_RE.match(word):
                 self.problem("E101", f"{_show(word)} is not a bid word", wcol)
                 continue
@@ -771,16 +792,7 @@ class Parser:
         if h is None or not self._order(h, "trump", "trump", col):
             return
         toks = _tokens(rest, at)
-        suit = None
-        if len(toks) == 1:
-            t = toks[0][0]
-            names = {"spades": 0, "hearts": 1, "diamonds": 2, "clubs": 3}
-            if t.upper() in SUITS and len(t) == 1:
-                suit = SUITS.index(t.upper())
-            elif t in SUIT_SYMBOLS:
-                suit = SUIT_SYMBOLS.index(t)
-            else:
-                suit = names.get(t.lower())
+        suit = _suit_word(toks[0][0]) if len(toks) == 1 else None
         if suit is None:
             self.problem("E101", "write `trump SUIT` with SUIT one of S H D C", toks[0][1] if toks else col)
             return

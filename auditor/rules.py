@@ -93,8 +93,9 @@ KEYS: tuple[Key, ...] = (
         ("non-trumps", "all-non-trumps")),
     Key("leftover", "`none`, or `bidder`: the stock left after the refill goes to the pitcher, who discards back "
         "to `hand_size`", "choice", ("none", "bidder")),
-    Key("pitching", "partnership: a player may pitch in place of a bid, worth four", "bool", (), (False,)),
-    Key("double_loss", "partnership with pitching: a dealer who takes over and is set loses double", "bool", (), (False,)),
+    Key("pitching", "a player may pitch in place of a bid (`NAME pitch` or `NAME pitch SUIT`), worth four; then "
+        "only the dealer may take over, by pitching a new suit or by a top bid", "bool"),
+    Key("double_loss", "with pitching: a dealer who takes over a pitch and is set loses double", "bool"),
     Key("first_trick_trump", "`led`: the first card led names trump; `free`: a `trump` line names it and nobody "
         "may trump the first trick", "choice", ("led", "free")),
 )
