@@ -132,6 +132,9 @@ def check_game_shape(game: Game, rules: Rules) -> list[Finding]:
             find("E107", "a partnership game needs a Teams tag, e.g. [Teams \"NS: Ann Cal; EW: Bob Dee\"]", "Rules")
         elif sorted(members) != sorted(game.players):
             find("E107", "the Teams tag must place every seated player in exactly one team", "Teams")
+        elif len({len(ps) for ps in teams.values()}) > 1 or len(teams) < 2:
+            find("E107", "partnership teams must be two or more of the same size: "
+                 + "; ".join(f"{t} has {len(ps)}" for t, ps in teams.items()), "Teams")
         else:
             seat = {p: i for i, p in enumerate(game.players)}
             bad = [name for name, ps in teams.items()

@@ -371,3 +371,12 @@ def parse_rules(text: str) -> Rules:
 
 
 RULE_FIELDS = tuple(f.name for f in fields(Rules))
+
+
+def presets_markdown() -> str:
+    """The value of every key in every preset, as a Markdown table (docs/rules.md quotes it)."""
+    names = list(PRESETS)
+    out = ["| key | " + " | ".join(f"`{n}`" for n in names) + " |", "|---|" + "---|" * len(names)]
+    for k in KEYS:
+        out.append(f"| `{k.name}` | " + " | ".join(format_value(k, getattr(PRESETS[n], k.name)) for n in names) + " |")
+    return "\n".join(out) + "\n"

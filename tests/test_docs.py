@@ -19,3 +19,10 @@ def test_schema_doc_is_current():
 def test_readme_shows_the_test_command_ci_runs():
     ci = (ROOT / ".ci" / "run").read_text()
     assert "python -m pytest" in ci and "python -m pytest" in (ROOT / "README.md").read_text()
+
+
+def test_rules_doc_shows_every_preset_value():
+    from auditor.rules import presets_markdown
+
+    assert presets_markdown() in (ROOT / "docs" / "rules.md").read_text(), \
+        "paste the output of auditor.rules.presets_markdown() into docs/rules.md"
