@@ -126,18 +126,25 @@ def cards_of(mask: int) -> list[int]:
     return out
 
 
-def sort_for_display(cards: Iterable[int], trump: int | None = None) -> list[int]:
-    """Cards grouped by suit (trumps first once known), highest rank first."""
+def sort_for_display(cards: Iterable[int], trump: int | None = None, ten_point: bool = False) -> list[int]:
+    """Cards grouped by suit (trumps first once known, in trump order), highest rank first.
+
+    >>> " ".join(card_name(c) for c in sort_for_display([parse_card(t) for t in "2H JD JKL AC AH".split()], 1, True))
+    'AH JD JKL 2H AC'
+    """
+    order = trump_order(trump, ten_point) if trump is not None and trump >= 0 else ()
+
     def key(c: int) -> tuple[int, int]:
-        s = suit_of(c)
-        return (-1 if s == trump else s, -rank_of(c))
+        if c in order:
+            return (-1, order.index(c))
+        return (suit_of(c), -rank_of(c))
 
     return sorted(cards, key=key)
 
 
-def hand_names(mask: int, trump: int | None = None) -> str:
+def hand_names(mask: int, trump: int | None = None, ten_point: bool = False) -> str:
     """The cards of ``mask`` as tokens, by suit, highest first."""
-    return " ".join(CARD_NAMES[c] for c in sort_for_display(cards_of(mask), trump))
+    return " ".join(CARD_NAMES[c] for c in sort_for_display(cards_of(mask), trump, ten_point))
 
 
 def suit_name(suit: int) -> str:

@@ -28,9 +28,9 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from .cards import CARD_COUNT, CARD_NAMES, SUIT_MASKS, SUIT_NAMES, SUIT_SYMBOLS, SUITS, cards_of, make_card, \
-    sort_for_display, suit_of
-from .engine import GameResult, HandScore
+from .cards import CARD_COUNT, CARD_NAMES, JOKER_HIGH, SUIT_NAMES, SUIT_SYMBOLS, SUITS, cards_of, \
+    effective_suit, effective_suit_mask, make_card, sort_for_display, suit_of
+from .engine import GameResult, HandScore, trick_winner_pos
 from .findings import severity_of, sort_key
 from .notation import Finding, Game, Hand
 from .rules import Rules
@@ -110,16 +110,16 @@ def suit_text(suit: int, layout: Layout = Layout(), name: bool = False) -> Text:
 
 
 def cards_text(cards: Iterable[int], layout: Layout = Layout(), trump: int | None = None,
-               sort: bool = True) -> Text:
-    """Cards separated by spaces, grouped by suit (trumps first when ``trump`` is given)."""
-    cs = sort_for_display(cards, trump) if sort else list(cards)
+               sort: bool = True, ten_point: bool = False) -> Text:
+    """Cards separated by spaces, grouped by suit (trumps first, in trump order, when ``trump`` is given)."""
+    cs = sort_for_display(cards, trump, ten_point) if sort else list(cards)
     if not cs:
         return Text(layout.dash, style="dim")
     return Text(" ").join(card_text(c, layout) for c in cs)
 
 
-def _mask_text(mask: int, layout: Layout, trump: int | None) -> Text:
-    return cards_text(cards_of(mask), layout, trump)
+def _mask_text(mask: int, layout: Layout, trump: int | None, ten_point: bool = False) -> Text:
+    return cards_text(cards_of(mask), layout, trump, ten_point=ten_point)
 
 
 # --------------------------------------------------------------------------- the hand, reduced
@@ -147,11 +147,13 @@ class TrickView:
     winner_pos: int | None
     before: dict[str, int]  # bit mask of each player's cards before the trick's first card
     findings: list[Finding] = field(default_factory=list)  # about the trick, not one card
+    trump: int | None = None
+    ten_point: bool = False  # the off-jack and jokers are trumps
 
     @property
     def led(self) -> int:
-        """The suit of the card led."""
-        return suit_of(self.plays[0].card)
+        """The suit of the card led, as it plays (the off-jack and jokers lead trumps); 4: a joker, trump unknown."""
+        return effective_suit(self.plays[0].card, -1 if self.trump is None else self.trump, self.ten_point)
 
     @property
     def count(self) -> int:
@@ -171,16 +173,10 @@ class TrickView:
         """Every player's cards once the trick is played."""
         return self.held_after(len(self.plays))
 
-    def leading_pos(self, k: int, trump: int | None) -> int:
+    def leading_pos(self, k: int) -> int:
         """Position of the card winning the trick so far, after ``k`` cards (trump, else the suit led)."""
-        led = self.led
-        best, pos = -1, 0
-        for i, p in enumerate(self.plays[:k]):
-            s = suit_of(p.card)
-            v = 100 + p.card % 13 if s == trump else (p.card % 13 if s == led else -1)
-            if v > best:
-                best, pos = v, i
-        return pos
+        return trick_winner_pos([p.card for p in self.plays[:k]], -1 if self.trump is None else self.trump,
+                                self.ten_point) if k else 0
 
 
 @dataclass
@@ -272,10 +268,12 @@ def build_hand_view(game: Game, result: GameResult, number: int, extra: Sequence
 
     if hs is not None and hs.trump is not None:
         trump: int | None = SUITS.index(hs.trump)
-    elif recorded:
+    elif hand.trump:
+        trump = hand.trump.suit
+    elif recorded and recorded[0].plays[0].card < JOKER_HIGH:
         trump = suit_of(recorded[0].plays[0].card)
     else:
-        trump = hand.trump.suit if hand.trump else None
+        trump = None
 
     held = dict(dealt)
     for x in hand.exchanges:  # draw variants: the play starts from the hands after the draw
@@ -288,7 +286,8 @@ def build_hand_view(game: Game, result: GameResult, number: int, extra: Sequence
         plays = [PlayView(name, p.card, p.column) for p, name in zip(t.plays, who)]
         winner = hs.winners[i] if hs is not None and i < len(hs.winners) else None
         pos = next((k for k, p in enumerate(plays) if p.player == winner), None)
-        tv = TrickView(t.number, t.line, t.column, plays, winner, pos, dict(held))
+        tv = TrickView(t.number, t.line, t.column, plays, winner, pos, dict(held), trump=trump,
+                       ten_point=result.rules.ten_point)
         tricks.append(tv)
         held = tv.after
 
@@ -340,28 +339,33 @@ def _mark(f: Finding, layout: Layout) -> Text:
 
 
 def revoke_help(view: HandView, trick: TrickView, play: PlayView, layout: Layout = Layout()) -> Text | None:
-    """For a revoke: the cards the player held of the suit led, which they should have followed with.
+    """For a revoke: the cards the player should have played instead (the suit led, or a trump).
 
     ``None`` when the player held none (then the card was no revoke by the record's own deal).
     """
-    led = trick.led
-    held = trick.before.get(play.player, 0)
-    follow = held & SUIT_MASKS[led] & ~(1 << play.card)
-    if not follow:
-        return None
+    led, trump, tp = trick.led, view.trump, view.rules.ten_point
+    held = trick.before.get(play.player, 0) & ~(1 << play.card)
+    trumps = held & effective_suit_mask(trump, trump, tp) if trump is not None else 0
+    follow = held & effective_suit_mask(led, -1 if trump is None else trump, tp)
+    if view.rules.trumps_only or not follow:
+        if not trumps:
+            return None
+        t = Text(f"{play.player} held ")
+        t.append_text(cards_text(cards_of(trumps), layout, trump, ten_point=tp))
+        why = "only trumps may be played" if view.rules.trumps_only else f"under {view.rules.follow} a player " \
+            "without the suit led must trump"
+        t.append(f": {why}")
+        return t
     t = Text(f"{play.player} held ")
-    t.append_text(cards_text(cards_of(follow), layout))
+    t.append_text(cards_text(cards_of(follow), layout, trump, ten_point=tp))
     t.append(" of ")
     t.append_text(suit_text(led, layout, name=True))
     t.append(", the suit led, and should have followed with ")
     t.append("it" if len(cards_of(follow)) == 1 else "one of them")
-    trump = view.trump
-    if view.rules.follow == "follow-or-trump" and trump is not None and led != trump:
-        trumps = held & SUIT_MASKS[trump] & ~(1 << play.card)
-        if trumps:
-            t.append(" or trumped (")
-            t.append_text(cards_text(cards_of(trumps), layout))
-            t.append(")")
+    if view.rules.follow == "follow-or-trump" and trump is not None and led != trump and trumps:
+        t.append(" or trumped (")
+        t.append_text(cards_text(cards_of(trumps), layout, trump, ten_point=tp))
+        t.append(")")
     return t
 
 
@@ -439,7 +443,7 @@ def render_deal(view: HandView, layout: Layout = Layout(), trump_known: bool = T
         team = view.team_of(p)
         if team:
             name.append(f" ({team})", style="dim")
-        t.add_row(name, _mask_text(view.dealt.get(p, 0), layout, trump))
+        t.add_row(name, _mask_text(view.dealt.get(p, 0), layout, trump, view.rules.ten_point))
     title = _heading("Hands as dealt")
     if not any(view.dealt.values()):
         return Group(title, Text("No deal line and no card played: the hands are not known.", style="dim"),
@@ -493,11 +497,14 @@ def render_auction(view: HandView, layout: Layout = Layout()) -> RenderableType:
     else:
         bids.append("none recorded", style="dim")
     exchanges = []
+    if view.hand.widow:
+        exchanges.append(Text("Widow: ", style="dim").append_text(
+            cards_text(view.hand.widow.cards, layout, view.trump, ten_point=view.rules.ten_point)))
     for x in view.hand.exchanges:  # discards and draws, in the order they happened
         line = Text(f"{x.kind.capitalize()} ", style="dim")
         line.append(x.holding.player, style="bold")
         line.append(": ")
-        line.append_text(cards_text(x.holding.cards, layout, view.trump))
+        line.append_text(cards_text(x.holding.cards, layout, view.trump, ten_point=view.rules.ten_point))
         exchanges.append(line)
     return Group(_heading("The auction"), bids, contract_text(view, layout), *exchanges,
                  *_finding_lines(view.auction_findings, layout))
@@ -510,7 +517,7 @@ def _play_notes(view: HandView, t: TrickView, i: int, k: int, layout: Layout) ->
     complete = k == len(t.plays)
     if complete and t.winner_pos == i:
         notes.append(Text("wins", style="bold"))
-    elif not complete and i == t.leading_pos(k, view.trump):
+    elif not complete and i == t.leading_pos(k):
         notes.append(Text("best so far", style="dim"))
     hs = view.score
     name = CARD_NAMES[p.card]
@@ -518,10 +525,27 @@ def _play_notes(view: HandView, t: TrickView, i: int, k: int, layout: Layout) ->
         notes.append(Text("High", style="bold cyan"))
     if hs is not None and hs.low_card == name:
         notes.append(Text("Low", style="bold cyan"))
-    if view.trump is not None and p.card == make_card(9, view.trump):
-        notes.append(Text("Jack", style="bold cyan"))
+    point = _taken_points(view).get(p.card)
+    if point:
+        notes.append(Text(point, style="bold cyan"))
     notes += [_mark(f, layout) for f in p.findings]
     return Text(" ").join(notes)
+
+
+def _taken_points(view: HandView) -> dict[int, str]:
+    """The cards whose point goes to the taker of their trick: the jack of trumps, and in the rule sets that
+    have them the off-jack, the jokers, the trey (3) and the ten (Game by the ten)."""
+    if view.trump is None or view.trump > 3:
+        return {}
+    trump, rules = view.trump, view.rules
+    out = {make_card(9, trump): "Jack"}
+    if rules.ten_point:
+        out |= {make_card(9, (3, 2, 1, 0)[trump]): "Off-jack", JOKER_HIGH: "High joker", JOKER_HIGH + 1: "Low joker"}
+    if rules.trey:
+        out[make_card(1, trump)] = "Trey (3)"
+    if rules.game_point == "ten":
+        out[make_card(8, trump)] = "Game"
+    return out
 
 
 def carries_text(view: HandView, t: TrickView, layout: Layout = Layout()) -> Text:
@@ -529,10 +553,10 @@ def carries_text(view: HandView, t: TrickView, layout: Layout = Layout()) -> Tex
     out = Text("Carries: ")
     parts: list[Text] = []
     taker = t.winner or "?"
-    if view.trump is not None:
-        jack = make_card(9, view.trump)
-        if any(p.card == jack for p in t.plays):
-            parts.append(Text.assemble("Jack ", card_text(jack, layout), f" {layout.arrow} {taker}"))
+    taken = _taken_points(view)
+    for p in t.plays:
+        if p.card in taken:
+            parts.append(Text.assemble(f"{taken[p.card]} ", card_text(p.card, layout), f" {layout.arrow} {taker}"))
     hs = view.score
     if hs is not None and hs.low_card:
         low = next((p for p in t.plays if CARD_NAMES[p.card] == hs.low_card), None)
@@ -551,14 +575,29 @@ def carries_text(view: HandView, t: TrickView, layout: Layout = Layout()) -> Tex
     return out
 
 
+def _dropped_out(view: HandView, t: TrickView) -> list[str]:
+    """``trumps_only``: the players with no trump left, who sit this trick out."""
+    if not view.rules.trumps_only or view.trump is None:
+        return []
+    mask = effective_suit_mask(view.trump, view.trump, view.rules.ten_point)
+    played = {p.player for p in t.plays}
+    return [p for p in view.players if p not in played and not t.before.get(p, 0) & mask]
+
+
 def trick_heading(view: HandView, i: int, k: int | None = None, layout: Layout = Layout()) -> Text:
     """``Trick 2 of 6 · ♥ hearts led · won by Dee`` (after ``k`` cards, when stepping by card)."""
     t = view.tricks[i]
     k = len(t.plays) if k is None else k
     head = Text(f"Trick {t.number} of {len(view.tricks)}", style="bold")
     head.append(layout.sep)
-    head.append_text(suit_text(t.led, layout, name=True))
-    head.append(" led")
+    if t.led < 4:
+        head.append_text(suit_text(t.led, layout, name=True))
+        head.append(" led")
+    else:
+        head.append(f"{CARD_NAMES[t.plays[0].card]} led")
+    out = _dropped_out(view, t)
+    if out:
+        head.append(f"{layout.sep}out (no trumps): {', '.join(out)}", style="dim")
     if k == len(t.plays):
         head.append(f"{layout.sep}won by ")
         head.append(t.winner or "?", style="bold")
@@ -590,14 +629,16 @@ def render_trick(view: HandView, i: int, k: int | None = None, layout: Layout = 
         row: list[RenderableType] = [Text(p.player, style="bold"), card_text(p.card, layout),
                                      _play_notes(view, t, j, k, layout)]
         if with_left:
-            row.append(_mask_text(after.get(p.player, 0), layout, view.trump))
+            row.append(_mask_text(after.get(p.player, 0), layout, view.trump, view.rules.ten_point))
         table.add_row(*row)
     if with_left and complete:
         # a player missing from the trick (a broken record) still has a hand to show
+        out = _dropped_out(view, t)
         for p in view.players:
             if p not in shown:
-                table.add_row(Text(p, style="bold"), Text(layout.dash, style="dim"), Text("did not play"),
-                              _mask_text(after.get(p, 0), layout, view.trump))
+                table.add_row(Text(p, style="bold"), Text(layout.dash, style="dim"),
+                              Text("out: no trumps" if p in out else "did not play"),
+                              _mask_text(after.get(p, 0), layout, view.trump, view.rules.ten_point))
     parts: list[RenderableType] = [trick_heading(view, i, k, layout), table]
     if complete:
         parts.append(carries_text(view, t, layout))
@@ -616,7 +657,7 @@ def render_holdings(view: HandView, held: dict[str, int], layout: Layout = Layou
         t.add_column("cards", overflow="fold")
     cells: list[RenderableType] = []
     for p in view.players:
-        cells += [Text(p, style="bold"), _mask_text(held.get(p, 0), layout, view.trump)]
+        cells += [Text(p, style="bold"), _mask_text(held.get(p, 0), layout, view.trump, view.rules.ten_point)]
     for at in range(0, len(cells), 2 * per_row):
         row = cells[at:at + 2 * per_row]
         t.add_row(*row, *[Text("")] * (2 * per_row - len(row)))
@@ -681,17 +722,24 @@ def points_lines(view: HandView, layout: Layout = Layout()) -> list[RenderableTy
                                 f"{trick.number if trick else '?'}, taken by {trick.winner if trick else '?'} "
                                 "(Low goes to the taker)")
         row("Low", hs.low, why)
-    jack = make_card(9, view.trump) if view.trump is not None else None
-    if hs.jack_taker and jack is not None:
-        row("Jack", hs.jack, Text.assemble(f"{by(hs.jack_taker, hs.jack)}took ", card_text(jack, layout),
-                                           f" in trick {hs.jack_trick}"))
-    else:
-        row("Jack", None, Text("the jack of trumps was not in play"))
+    taken = {name: card for card, name in _taken_points(view).items()}
+    for name, owner, worth, _ in hs.awards:
+        card = taken.get("Trey (3)" if name == "Trey" else name)
+        if name in ("High", "Low") or card is None:
+            continue
+        label = f"{name} ({worth})" if worth != 1 else name
+        trick = next((t for t in view.tricks if any(p.card == card for p in t.plays)), None)
+        if trick is None:
+            row(label, None, Text.assemble(card_text(card, layout), " was not in play"))
+        else:
+            who = by(trick.winner, owner)
+            row(label, owner, Text.assemble(f"{who}took ", card_text(card, layout), f" in trick {trick.number}"))
     counts = ", ".join(f"{k} {v}" for k, v in sorted(hs.counts.items(), key=lambda kv: -kv[1]))
-    if hs.game_point:
-        row("Game", hs.game_point, Text(f"the most Game count ({counts})"))
-    else:
-        row("Game", None, Text(f"a tie for the most Game count ({counts})"))
+    if rules.game_point == "count":
+        if hs.game_point:
+            row("Game", hs.game_point, Text(f"the most Game count ({counts})"))
+        else:
+            row("Game", None, Text(f"a tie for the most Game count ({counts})"))
 
     if hs.seller:
         out.append(Text(f"{hs.seller} sold the pitch for {hs.sale}: {hs.sale} to {hs.seller} whatever the play."))
@@ -721,7 +769,10 @@ def points_lines(view: HandView, layout: Layout = Layout()) -> list[RenderableTy
         at = f" (trick {', '.join(map(str, where))})" if where else ""
         out.append(Text.assemble(("Penalty: ", "bold red"), f"{s} revoked{at}: scores nothing and goes back "
                                  f"{hs.penalties.get(s, 0)} ({bid})."))
-    if hs.went_out:
+    if hs.went_out and rules.smudge == "moon" and hs.smudge and hs.contract_made is False:
+        out.append(Text.assemble(("Game over: ", "bold"), f"{hs.pitcher_side} shot the moon and failed, so "
+                                 f"{hs.went_out} win{'s' if hs.went_out == hs.pitcher else ''} the game."))
+    elif hs.went_out:
         out.append(Text.assemble(("Game over: ", "bold"), f"{hs.went_out} goes out in this hand."))
     return out
 

@@ -486,3 +486,70 @@ def test_a_total_wrong_since_an_earlier_hand_is_pointed_there():
     # hand 1's slip (S601 for Cal and Dee) carries into hand 2's totals
     assert "The sheet's total for Cal, Dee already differed before this hand" in out
     assert "✗ S602 line 29:28 Dee: total written -3" in out
+
+
+# tenpoint52, clubs trump: J♠ is the off-jack, the jokers are trumps; players without a
+# trump drop out (Cal after trick 2, then Bob and Dee).  Worked by hand: NS take High (A♣),
+# Jack, Off-jack, both jokers, the Trey (3) and Game (21 to 0): 9; EW take Low (2♣): 1.
+TEN_POINT = """\
+[Rules "tenpoint52"]
+[Players "Ann Bob Cal Dee"]
+[Teams "NS: Ann Cal; EW: Bob Dee"]
+
+hand 1
+dealer Cal
+deal Ann: TS JS AH JD KD 6C 7C QC KC; Bob: KS 5H 7H 9H 7D 8D AD 5C 8C; Cal: 4S 6S AS 3H 8H TH JH 4D 9C; Dee: 2S 7S 2H 6H 2D 3D 2C 3C JC
+widow: QD 8S TD KH JKH 6D QH 9S QS 5S AC 4H 5D 3S 9D 4C TC JKL
+bids Dee 4, Ann 7, Bob pass, Cal pass
+trump C
+discard Dee: 2S 2H 2D 3D 6H 7S
+discard Ann: TS JD KD AH
+discard Bob: 5H 7H 7D 8D 9H KS AD
+discard Cal: 3H 4S 4D 6S 8H TH JH AS
+draw Dee: QD 8S TD
+draw Ann: KH
+draw Bob: JKH 6D QH 9S
+draw Cal: QS 5S AC 4H 5D
+draw Ann: 3S 9D 4C TC JKL
+discard Ann: 3S 9D KH 4C 6C
+1. Ann:KC Bob:5C Cal:9C Dee:2C
+2. Ann:JKL Bob:JKH Cal:AC Dee:3C
+3. Dee:JC Ann:QC Bob:8C
+4. Ann:JS
+5. Ann:TC
+6. Ann:7C
+score NS 9, EW 1
+total NS 9, EW 1
+"""
+
+
+def test_ten_point_hand_shows_jokers_off_jack_drop_outs_and_every_point():
+    game = parse_text(TEN_POINT)[0][0]
+    result = audit_games([game])[0]
+    assert result.findings == []
+    text = show(render_hand(build_hand_view(game, result, 1)), 100)
+    lines = plain_lines(text)
+    assert any(re.match(r"Ann \(NS\)\s+K♣ Q♣ J♠ 7♣ 6♣ T♠ A♥ K♦ J♦", x) for x in lines)  # off-jack among the trumps
+    assert any("Widow:" in x and "JKH" in x for x in lines)
+    assert any(x.startswith("Trick 3 of 6") and "out (no trumps): Cal" in x for x in lines)
+    assert any(re.match(r"Cal\s+—\s+out: no trumps", x) for x in lines)
+    assert any(re.match(r"Ann\s+JKL\s+Low joker", x) for x in lines)
+    assert any(re.match(r"Ann\s+J♠\s+wins Off-jack", x) for x in lines)
+    for point, owner, why in [("Off-jack", "NS", "Ann took J♠ in trick 4"), ("High joker", "NS", "Cal took JKH"),
+                              ("Low joker", "NS", "Cal took JKL"), ("Trey (3)", "NS", "Cal took 3♣ in trick 2"),
+                              ("High", "NS", "Cal held A♣"), ("Low", "EW", "Dee held 2♣"),
+                              ("Game", "NS", "NS 21, EW 0")]:
+        assert any(re.match(rf"{re.escape(point)}\s+{owner}\s.*{re.escape(why)}", x) for x in lines), point
+    assert any("bid 7, made 9: made it, scores 9" in x for x in lines)
+
+
+def test_revoke_help_under_trumps_only_names_the_trumps_held():
+    # Bob plays 9♠ to trick 1 while holding 5♣ and the high joker: R501, and the replay says what he held
+    text = TEN_POINT.replace("1. Ann:KC Bob:5C", "1. Ann:KC Bob:9S").replace("2. Ann:JKL Bob:JKH Cal:AC Dee:3C",
+                                                                            "2. Ann:JKL Bob:5C Cal:AC Dee:3C")
+    game = parse_text(text)[0][0]
+    result = audit_games([game])[0]
+    r501 = [f for f in result.findings if f.code == "R501"]
+    assert [(f.trick, f.subject) for f in r501] == [(1, "Bob")]
+    lines = plain_lines(show(render_hand(build_hand_view(game, result, 1)), 120))
+    assert any("Bob held" in x and "JKH" in x and "only trumps may be played" in x for x in lines)
