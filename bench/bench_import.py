@@ -57,12 +57,13 @@ print(json.dumps({{"seconds": dt, "n": n, "peak_mb": resource.getrusage(resource
 """
 
 
-def generate(hands: int, path: Path, seed: int = 1) -> int:
+def generate(hands: int, path: Path, seed: int = 1, presets: tuple[str, ...] = ()) -> int:
     """Write about ``hands`` hands: a few thousand simulated ones, repeated under new GameIds."""
+    from auditor.rules import PRESETS
     from auditor.simulate import simulate
 
     base = ""
-    for preset in ("auction", "setback", "sell", "partnership", "cutthroat"):
+    for preset in presets or tuple(PRESETS):
         text, _ = simulate(preset, games=40, seed=seed)
         base += text + "\n"
     base_hands = len(re.findall(r"^hand \d+$", base, flags=re.M))
@@ -85,13 +86,15 @@ def main() -> None:
     ap.add_argument("--hands", type=int, default=1_000_000)
     ap.add_argument("--phases", default="floor,parse,parse+audit,import")
     ap.add_argument("--flat-check", action="store_true", help="also run import at a quarter of the size")
+    ap.add_argument("--presets", default="", help="comma-separated presets to simulate (default: every preset)")
     args = ap.parse_args()
+    presets = tuple(p for p in args.presets.split(",") if p)
     DATA.mkdir(exist_ok=True)
     sizes = [args.hands] + ([args.hands // 4] if args.flat_check else [])
     for size in sizes:
-        path = DATA / f"bench_{size}.pitch"
+        path = DATA / f"bench_{size}{'_' + '_'.join(presets) if presets else ''}.pitch"
         t = time.perf_counter()
-        n = generate(size, path)
+        n = generate(size, path, presets=presets)
         print(f"generated {n:,} hands ({path.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - t:.1f}s")
         floor = None
         for phase in args.phases.split(","):
