@@ -17,8 +17,8 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from .cards import effective_suit, rank_of, suit_of, trump_strength
-from .engine import audit_games, resolve_rules, trick_winner_pos
+from .cards import SUITS, effective_suit, rank_of, suit_of, trump_strength
+from .engine import PITCH_VALUE, audit_games, resolve_rules, trick_winner_pos
 from .notation import (Bid, Bids, Deal, Exchange, Finding, Game, Hand, Holding, Named, Play, ScoreEntry, ScoreLine,
                        Tag, Trick, TrumpLine, Widow, parse_text, write_games)
 from .rules import Rules
@@ -93,10 +93,21 @@ def _auction(rules: Rules, hands: list[list[int]], dealer: int, n: int):
     order = [(eldest + 1 + i) % n for i in range(n - 1)] if rules.auction == "sell" else \
         [(dealer + 1 + i) % n for i in range(n)]
     high, high_seat, bids = 0, -1, []
+    pitched: tuple[int, int] | None = None  # pitching: (seat, suit) of a pitch only the dealer may take over
     for seat in order:
-        est = _best_suit(hands[seat], rules)[0]
+        est, suit = _best_suit(hands[seat], rules)
         est = min(est, rules.top_bid if rules.smudge not in ("all-tricks", "moon") else rules.top_bid - 1)
         is_dealer = seat == dealer and rules.auction != "sell"
+        if pitched is not None:  # only the dealer may speak, by pitching another suit
+            take = is_dealer and suit != pitched[1] and est >= PITCH_VALUE
+            bids.append((seat, f"pitch {SUITS[suit]}" if take else "pass"))
+            high_seat = seat if take else high_seat
+            continue
+        if rules.pitching and est >= PITCH_VALUE > high:
+            bids.append((seat, f"pitch {SUITS[suit]}"))
+            high, high_seat = PITCH_VALUE, seat
+            pitched = None if is_dealer else (seat, suit)
+            continue
         can_equal = is_dealer and rules.dealer_steal and (high < rules.top_bid or rules.steal_smudge)
         if est >= rules.min_bid and (est > high or (can_equal and est == high and high > 0)):
             value = est if est > high else high
