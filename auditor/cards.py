@@ -15,6 +15,7 @@ is one AND.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 
 SUITS = "SHDC"
 SUIT_SYMBOLS = "♠♥♦♣"
@@ -198,10 +199,19 @@ def effective_suit(card: int, trump: int, ten_point: bool = False) -> int:
     return suit_of(card)
 
 
+@lru_cache(maxsize=None)
+def _strengths(trump: int, ten_point: bool) -> tuple[int, ...]:
+    order = trump_order(trump, ten_point) if 0 <= trump <= 3 else ()
+    return tuple(len(order) - 1 - order.index(c) if c in order else -1 for c in range(54))
+
+
 def trump_strength(card: int, trump: int, ten_point: bool = False) -> int:
-    """How high ``card`` ranks among the trumps (2 of trumps 0, ace highest); -1 if it is no trump."""
-    order = trump_order(trump, ten_point) if trump >= 0 else ()
-    return len(order) - 1 - order.index(card) if card in order else -1
+    """How high ``card`` ranks among the trumps (2 of trumps 0, ace highest); -1 if it is no trump.
+
+    >>> trump_strength(parse_card("AS"), 0), trump_strength(parse_card("JKL"), 0, True), trump_strength(1, 1)
+    (12, 9, -1)
+    """
+    return _strengths(trump, bool(ten_point))[card]
 
 
 def effective_suit_mask(suit: int, trump: int, ten_point: bool = False) -> int:
