@@ -194,9 +194,14 @@ def effective_suit(card: int, trump: int, ten_point: bool = False) -> int:
     >>> effective_suit(parse_card("JD"), SUITS.index("H"), True), effective_suit(parse_card("JD"), 1)
     (1, 2)
     """
-    if ten_point and trump >= 0 and (card >= JOKER_HIGH or card == off_jack(trump)):
-        return trump
-    return suit_of(card)
+    return _suits_in_play(trump, bool(ten_point))[card]
+
+
+@lru_cache(maxsize=None)
+def _suits_in_play(trump: int, ten_point: bool) -> tuple[int, ...]:
+    if not ten_point or not 0 <= trump <= 3:
+        return tuple(suit_of(c) for c in range(54))
+    return tuple(trump if c >= JOKER_HIGH or c == off_jack(trump) else suit_of(c) for c in range(54))
 
 
 @lru_cache(maxsize=None)
