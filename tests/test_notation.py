@@ -184,7 +184,7 @@ def hands(draw, number):
     if draw(st.booleans()):
         h["widow"] = Widow(draw(cards))
     if draw(st.booleans()):
-        words = st.sampled_from(["pass", "2", "3", "4", "smudge", "moon", "sells", "keeps"])
+        words = st.sampled_from(["pass", "2", "3", "4", "10", "smudge", "moon", "sells", "keeps", "pitch", "pitch H"])
         h["bids"] = Bids(tuple(Bid(n, draw(words)) for n in draw(st.lists(name, min_size=1, max_size=5))))
     if draw(st.booleans()):
         h["trump"] = TrumpLine(draw(st.integers(0, 3)))
@@ -210,7 +210,8 @@ def hands(draw, number):
 
 @st.composite
 def games(draw):
-    tags = [Tag("Rules", draw(st.sampled_from(["auction", "setback game=11", "partnership"]))),
+    tags = [Tag("Rules", draw(st.sampled_from(["auction", "setback game=11", "partnership", "tenpoint52",
+                                               "partnership players=6 pitching=on"]))),
             Tag("Players", " ".join(NAMES))]
     tags += [Tag(n, draw(st.text(text_chars, max_size=12)), comments=draw(comments), remark=draw(remark))
              for n in draw(st.lists(st.sampled_from(["Event", "Site", "Round", "Custom_tag"]), max_size=3, unique=True))]
