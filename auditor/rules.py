@@ -46,7 +46,8 @@ class Key:
 
 KEYS: tuple[Key, ...] = (
     Key("players", "allowed number of players, as N or MIN-MAX", "range"),
-    Key("teams", "`none`: everyone alone; `partners`: two teams of two, partners opposite (Teams tag)", "choice", ("none", "partners")),
+    Key("teams", "`none`: everyone alone; `partners`: teams of equal size, partners seated alternately (Teams tag)",
+        "choice", ("none", "partners")),
     Key("hand_size", "cards each player holds for the play (after any discard): the number of tricks", "int"),
     Key("deal_size", "cards dealt to each player: a number, then `N:number` for N players (`9,6:8`: nine, eight "
         "with six players); more than `hand_size` means a discard down to `hand_size` after trump is named",
