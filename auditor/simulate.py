@@ -359,6 +359,8 @@ def simulate(preset: str, games: int = 10, seed: int = 0, players: int | None = 
     n = players or (4 if lo <= 4 <= hi else lo)
     if not lo <= n <= hi:
         raise ValueError(f"{preset} is for {lo}-{hi} players, not {n}")
+    if rules.partnership and n not in (4, 6):
+        raise ValueError(f"{preset} is played in teams of two: 4 or 6 players, not {n}")
     out: list[Game] = []
     injected: list[tuple[int, dict]] = []
     for gi in range(games):
