@@ -294,10 +294,14 @@ def _auction(h: Hand, seats: _Seats, rules: Rules, dealer: int, prep: PreparedHa
                 prep.thrown_in = False
                 prep.pitcher = -1
         elif rules.all_pass == "dealer-bids":
-            find("A306", f"everybody passed, including the dealer {seats.name(dealer)}: under {rules.preset} the "
-                 f"dealer must then bid at least {rules.min_bid}", 1, seats.name(dealer))
-            prep.pitcher, prep.contract = dealer, 0
-            prep.thrown_in = not has_tricks  # the table threw it in: one mistake, reported once
+            said = next((b.word for seat, b in first_time if seat == dealer), "pass")
+            if said == "pass":
+                find("A306", f"everybody passed, including the dealer {seats.name(dealer)}: under {rules.preset} "
+                     f"the dealer must then bid at least {rules.min_bid}", 1, seats.name(dealer))
+                prep.pitcher, prep.contract = dealer, 0
+                prep.thrown_in = not has_tricks  # the table threw it in: one mistake, reported once
+            else:  # the forced dealer bid out of range (already an A304): the bid as written stands
+                prep.pitcher, prep.contract = dealer, int(said) if said.isdigit() else 0
         else:
             prep.pitcher, prep.contract = eldest, 0
     if not has_tricks and h.bids and not prep.thrown_in and not h.misdeal:
@@ -501,37 +505,45 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Seq
                        f"left to {seats.name(leader)}")
                 find("P401", f"{who} leads trick {t.number}, but {why}", t.line, plays[0].column,
                      t.number, who, expected=seats.name(leader), recorded=who)
-        expected_order = sorted(in_play or range(n), key=lambda s: (s - row_seats[0]) % n)
-        if row_seats[0] not in expected_order:
-            expected_order.insert(0, row_seats[0])
-        if not t.short and not t.unreadable:
-            if row_seats != expected_order[: len(row_seats)]:
-                bad = next(i for i, s in enumerate(row_seats) if i >= len(expected_order) or s != expected_order[i])
-                exp_seat = seats.name(expected_order[bad]) if bad < len(expected_order) else "nobody"
-                if row_seats[bad] in row_seats[:bad]:
-                    what = f"{plays[bad].player} plays twice"
-                elif rules.trumps_only and row_seats[bad] not in in_play:
-                    what = f"{plays[bad].player} plays, but holds no trump and has dropped out"
-                else:
-                    what = f"{plays[bad].player} plays where {exp_seat} should"
-                find("P402", f"trick {t.number}: {what} (play goes clockwise from the leader"
-                     + (", among the players still holding a trump)" if rules.trumps_only else ")"), t.line,
-                     plays[bad].column, t.number, plays[bad].player, expected=exp_seat, recorded=plays[bad].player)
+        absent: list[int] = []
+        if rules.trumps_only:
+            # each player still holding a trump plays one, clockwise; a card from a player who is out is P407's
+            present = [s for s in row_seats if s in in_play]
+            start = present[0] if present else row_seats[0]
+            expected_order = sorted(in_play, key=lambda s: (s - start) % n)
+            absent = [s for s in expected_order if s not in row_seats]
+            if absent and not t.unreadable:
+                names = ", ".join(seats.name(s) for s in absent)
+                find("P402", f"trick {t.number}: {names} still hold{'s' if len(absent) == 1 else ''} a trump and "
+                     "must play one (only players without a trump drop out)", t.line, t.column, t.number,
+                     seats.name(absent[0]), expected=f"a card from {names}", recorded="none")
+                prep.playable = False
+            elif not t.short and not t.unreadable and present != expected_order:
+                bad = next(i for i, s in enumerate(present) if i >= len(expected_order) or s != expected_order[i])
+                at = row_seats.index(present[bad], bad if present[bad] in row_seats[:bad] else 0)
+                who_bad = seats.name(present[bad])
+                what = (f"{who_bad} plays twice" if present[bad] in present[:bad] else
+                        f"{who_bad} plays where {seats.name(expected_order[bad])} should")
+                find("P402", f"trick {t.number}: {what} (play goes clockwise from the leader, among the players "
+                     "still holding a trump)", t.line, plays[at].column, t.number, who_bad,
+                     expected=seats.name(expected_order[bad]), recorded=who_bad)
+                prep.playable = False
+        else:
+            expected_order = [(row_seats[0] + i) % n for i in range(n)]
+            if not t.short and not t.unreadable and row_seats != expected_order[: len(row_seats)]:
+                bad = next(i for i, s in enumerate(row_seats) if s != expected_order[i])
+                what = (f"{plays[bad].player} plays twice" if row_seats[bad] in row_seats[:bad]
+                        else f"{plays[bad].player} plays where {seats.name(expected_order[bad])} should")
+                find("P402", f"trick {t.number}: {what} (play goes clockwise from the leader)", t.line,
+                     plays[bad].column, t.number, plays[bad].player,
+                     expected=seats.name(expected_order[bad]), recorded=plays[bad].player)
+                prep.playable = False
+            if not t.unreadable and len(plays) != n:
+                find("P402", f"trick {t.number} has {len(plays)} cards; with {n} players it needs {n}", t.line,
+                     t.column, t.number, expected=str(n), recorded=str(len(plays)))
                 prep.playable = False
         if t.unreadable:
             prep.playable = False  # an unreadable card (E103): the hand cannot be recomputed, say no more
-        elif len(plays) != len(expected_order) and not (rules.trumps_only and len(plays) < len(expected_order)
-                                                         and any(f.code == "P402" and f.trick == t.number
-                                                                 for f in prep.findings)):
-            if rules.trumps_only:
-                absent = [seats.name(s) for s in expected_order if s not in row_seats]
-                msg = (f"trick {t.number} has {len(plays)} cards, but {', '.join(absent)} still "
-                       f"hold{'s' if len(absent) == 1 else ''} a trump and must play one" if absent else
-                       f"trick {t.number} has {len(plays)} cards; {len(expected_order)} players still hold a trump")
-            else:
-                msg = f"trick {t.number} has {len(plays)} cards; with {n} players it needs {n}"
-            find("P402", msg, t.line, t.column, t.number, expected=str(len(expected_order)), recorded=str(len(plays)))
-            prep.playable = False
         cards = [p.card for p in plays]
         for p, c, s in zip(plays, cards, row_seats):
             if c >= JOKER_HIGH and not tp:
@@ -569,10 +581,10 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Seq
 
         # after a broken trick (unreadable card, a card played twice, cards missing) its winner is not
         # known for sure: the next trick's record says who led
-        broken = t.unreadable or len(plays) != len(expected_order) or any(
+        broken = t.unreadable or bool(absent) or (not rules.trumps_only and len(plays) != n) or any(
             f.trick == t.number and f.code in ("D201", "D203") for f in prep.findings)
         last_winner = row_seats[trick_winner_pos(cards, prep.trump, tp)]
-        leader = -1 if broken else last_winner
+        leader = -1 if broken or prep.trump < 0 else last_winner  # trump unknown: who won is unknown too
     if free_first and prep.cards and effective_suit(prep.cards[0][0], prep.trump, tp) != prep.trump:
         for pos, (c, seat) in enumerate(zip(prep.cards[0], prep.seats[0])):
             if pos and (trump_mask >> c) & 1 and held_before(prep, seat, 0) & ~trump_mask:
@@ -632,11 +644,17 @@ def _exchange(h: Hand, seats: _Seats, rules: Rules, prep: PreparedHand, dealt_to
         stock = set(cards_of(deck & ~sum(prep.dealt)))
     else:
         stock = None
+    drawn = [0] * n
+    before_draw = [-1] * n  # cards held when a player's first draw began
     for x in h.exchanges:
         who = x.holding.player
         seat = seats.index[who]
         cols = x.holding.columns or (x.holding.column,) * len(x.holding.cards)
         thrown_trumps = []
+        if x.kind == "draw":
+            if before_draw[seat] < 0:
+                before_draw[seat] = prep.dealt[seat].bit_count()
+            drawn[seat] += len(x.holding.cards)
         for c, col in zip(x.holding.cards, cols):
             card = CARD_NAMES[c]
             if x.kind == "discard":
@@ -667,6 +685,11 @@ def _exchange(h: Hand, seats: _Seats, rules: Rules, prep: PreparedHand, dealt_to
                      f"{size} trumps ({why})", x.line, col, subject=who, expected="a card that is not a trump",
                      recorded=card)
     last = h.exchanges[-1].line if h.exchanges else h.line
+    p = prep.pitcher
+    # the stock counts as run out only if the refill emptied it, not the pitcher taking the leftover
+    took_leftover = rules.leftover == "bidder" and 0 <= p < n and known[p] and before_draw[p] >= 0 and \
+        drawn[p] > size - before_draw[p]
+    ran_out = rules.draw and stock is not None and not stock and not took_leftover
     for seat, k in enumerate(known):
         if not k:
             continue
@@ -677,14 +700,15 @@ def _exchange(h: Hand, seats: _Seats, rules: Rules, prep: PreparedHand, dealt_to
                  "non-trump dealt is thrown", last, 1, subject=who, expected="no card that is not a trump",
                  recorded=" ".join(CARD_NAMES[c] for c in cards_of(kept)))
         held = prep.dealt[seat].bit_count()
-        if held > size or (held < size and (stock is None or stock or not rules.draw)):
+        if held > size or (held < size and not ran_out):
             refill = "the dealer refills every hand to" if rules.draw else "everyone discards down to"
             find("D206", f"{who} holds {held} cards after the discard{' and draw' if rules.draw else ''}: "
                  f"{refill} {size}", last, 1, subject=who, expected=str(size), recorded=str(held))
     if rules.leftover == "bidder" and stock and prep.pitcher >= 0 and h.exchanges:
         bidder = seats.name(prep.pitcher)
         rest = " ".join(CARD_NAMES[c] for c in sorted(stock))
-        find("D206", f"{rest} left in the stock: after the refill the leftover cards go to the bidder {bidder}",
+        when = "after the refill" if rules.draw else "after the discard"
+        find("D206", f"{rest} left in the stock: {when} the leftover cards go to the bidder {bidder}",
              last, 1, subject=bidder, expected=f"{bidder} draws {rest}", recorded="not drawn")
 
 
@@ -995,9 +1019,9 @@ def _score_hand(prep: PreparedHand, b: int, batch: Batch | None, seats: _Seats, 
     sname = lambda seat: sides[side(seat)] if side(seat) >= 0 else None  # noqa: E731
     hs.winners = [seats.name(int(s)) for s in batch.winner_seat[b] if s >= 0]
     hs.trick_players = [[seats.name(s) for s in row] for row in prep.seats]
-    # revokes
+    # revokes (none can be judged while trump is unknown)
     revoke_sides: list[int] = []
-    for t, pos in zip(*np.nonzero(batch.revoke[b])):
+    for t, pos in zip(*np.nonzero(batch.revoke[b]) if prep.trump >= 0 else ()):
         seat = prep.seats[t][pos]
         card = prep.cards[t][pos]
         held = held_before(prep, seat, int(t))
@@ -1256,7 +1280,9 @@ def score_game(game: Game, rules: Rules, seats: _Seats, preps: list[PreparedHand
         if res.winner is None:
             res.findings.append(Finding(
                 "S603", f"the record names {game.winner.name} the winner, but on the recomputed scores nobody has "
-                f"reached {rules.game} ({_standing(total, rules)})", src, game.winner.line, game.winner.column,
+                + (f"gone out: only a side that makes its bid in the hand can win at {rules.game}"
+                   if rules.going_out == "bidder-only" else f"reached {rules.game}")
+                + f" ({_standing(total, rules)})", src, game.winner.line, game.winner.column,
                 game.name, None, None, None, expected="no winner yet", recorded=game.winner.name))
         elif game.winner.name != res.winner:
             res.findings.append(Finding(
