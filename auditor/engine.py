@@ -679,11 +679,13 @@ def _exchange(h: Hand, seats: _Seats, rules: Rules, prep: PreparedHand, dealt_to
         if thrown_trumps and (known[seat] or not excess_possible) and \
                 not (known[seat] and not left & ~trump_mask and left.bit_count() == size):
             for card, col in thrown_trumps:
-                why = (f"{who} keeps {left.bit_count()} cards, {(left & ~trump_mask).bit_count()} of them not trumps"
-                       if known[seat] else "nobody is dealt more trumps than that")
-                find("D206", f"{who} discards {card}, a trump: a trump may be thrown only as an excess over "
-                     f"{size} trumps ({why})", x.line, col, subject=who, expected="a card that is not a trump",
-                     recorded=card)
+                if excess_possible:
+                    rule = (f"a trump may be thrown only as an excess over {size} trumps ({who} keeps "
+                            f"{left.bit_count()} cards, {(left & ~trump_mask).bit_count()} of them not trumps)")
+                else:
+                    rule = "only non-trumps may be thrown"
+                find("D206", f"{who} discards {card}, a trump: {rule}", x.line, col, subject=who,
+                     expected="a card that is not a trump", recorded=card)
     last = h.exchanges[-1].line if h.exchanges else h.line
     p = prep.pitcher
     # the stock counts as run out only if the refill emptied it, not the pitcher taking the leftover

@@ -48,11 +48,12 @@ def test_audit_json_has_every_field(example_file):
 def test_audit_jsonl_csv_select_ignore():
     r = invoke("audit", SAMPLE_LOGS, "--format", "jsonl", "--select", "R5,S6", "--ignore", "S602")
     codes = [json.loads(line)["code"] for line in r.stdout.splitlines()]
-    assert r.exit_code == 1 and set(codes) == {"R501", "S601"} and len(codes) == 11
+    assert r.exit_code == 1 and set(codes) == {"R501", "S601"} and len(codes) == 13
     r = invoke("audit", SAMPLE_LOGS, "--format", "csv", "--select", "E")
     rows = list(csv.DictReader(io.StringIO(r.stdout)))
     assert [(x["code"], x["line"]) for x in rows] == [("E103", "192"), ("E102", "131")]
-    assert invoke("audit", SAMPLE_LOGS, "--select", "A3").exit_code == 0
+    assert invoke("audit", SAMPLE_LOGS, "--select", "A30").exit_code == 1  # the A309 in partnership_variations
+    assert invoke("audit", SAMPLE_LOGS, "--select", "A301,D201").exit_code == 0
 
 
 def test_audit_could_not_run_is_exit_2_without_traceback(tmp_path, example_file):

@@ -204,8 +204,11 @@ def test_sample_logs_give_exactly_their_documented_flaws():
         ("cutthroat.pitch", 182, "R501"), ("cutthroat.pitch", 192, "E103"), ("cutthroat.pitch", 266, "S601"),
         ("partnership.pitch", 230, "R501"), ("partnership.pitch", 276, "S602"), ("sell.pitch", 37, "R501"),
         ("sell.pitch", 174, "S602"), ("setback.pitch", 131, "E102"), ("setback.pitch", 251, "S601"),
-        ("setback.pitch", 261, "R501")])
-    assert len(found) == 15  # two S601 lines name two players each
+        ("setback.pitch", 261, "R501"),
+        ("partnership_variations.pitch", 76, "D206"), ("partnership_variations.pitch", 205, "P405"),
+        ("partnership_variations.pitch", 307, "A309"), ("tenpoint.pitch", 68, "D206"), ("tenpoint.pitch", 237, "S601"),
+        ("tenpoint.pitch", 358, "R501"), ("tenpoint52.pitch", 106, "P407"), ("tenpoint52.pitch", 272, "S602")])
+    assert len(found) == 23  # two S601 lines name two players each
 
 
 from hypothesis import given, settings  # noqa: E402
