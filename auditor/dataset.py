@@ -104,6 +104,39 @@ def read_table(root: str | Path, table: str, columns: list[str] | None = None) -
     return pa.concat_tables([pq.read_table(f, columns=columns, schema=schema) for f in files])
 
 
+# file identity -> whether it has every column of its table's current schema. Batch files are
+# immutable (a changed batch is a new file), so each footer is read once, not at every query.
+_COLUMNS_CHECKED: dict[tuple[int, int, int, int], bool] = {}
+
+
+def has_current_columns(path: Path, table: str) -> bool:
+    """Whether the Parquet file ``path`` has every column of ``table`` in the current schema.
+
+    A batch written under an older schema version lacks the columns added since.
+    """
+    st = path.stat()
+    key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    if key not in _COLUMNS_CHECKED:
+        _COLUMNS_CHECKED[key] = set(SCHEMAS[table].names) <= set(pq.read_schema(path).names)
+    return _COLUMNS_CHECKED[key]
+
+
+def conform(table: pa.Table, name: str) -> pa.Table:
+    """``table`` with the columns of the current schema of ``name``: a column a batch of an older
+    schema version lacks is null."""
+    schema = SCHEMAS[name]
+    if table.schema.names == schema.names and table.schema.remove_metadata() == schema.remove_metadata():
+        return table
+    cols = [table.column(f.name).cast(f.type) if f.name in table.schema.names
+            else pa.nulls(table.num_rows, f.type) for f in schema]
+    return pa.Table.from_arrays(cols, schema=schema)
+
+
+def batch_schema_versions(root: str | Path) -> dict[str, int]:
+    """The schema version each published batch was written under (1: before versions were recorded)."""
+    return {b: int(e.get("schema_version", 1)) for b, e in read_manifest(root)["batches"].items()}
+
+
 def known_game_ids(root: str | Path) -> set[str]:
     """Keys of the games already in the dataset."""
     return set(read_table(root, "games", ["game_id"]).column("game_id").to_pylist())
@@ -580,7 +613,8 @@ def _collect(stats: ImportStats, results: Iterator[TaskResult], known: set[str],
             if len(keep) != len(set(res.game_ids)):
                 batch = _filter_batch(staging, batch, keep)
             if batch is not None:
-                new[batch] = {"games": len(keep), "hands": res.hands, "files": sorted({c.path for c in res.chunks})}
+                new[batch] = {"games": len(keep), "hands": res.hands, "files": sorted({c.path for c in res.chunks}),
+                              "schema_version": SCHEMA_VERSION}
         done += res.bytes
         if progress is not None:
             progress(done)
@@ -616,8 +650,9 @@ def _filter_batch(staging: Path, batch: str, keep: set[str] | None = None, sourc
     try:
         for t in TABLES:
             f = folder / f"{t}.parquet"
-            if f.exists():
-                tb = pq.read_table(f, schema=SCHEMAS[t])
+            # derived rows of an older schema lack counters: dropped, not kept as nulls that look complete
+            if f.exists() and not (t in DERIVED and not has_current_columns(f, t)):
+                tb = pq.read_table(f, schema=SCHEMAS[t])  # a column an older batch lacks reads as null
                 ids = tb.column("game_id")
                 hit = pc.is_in(ids, chosen)
                 mask = pc.or_kleene(hit, pc.is_null(ids)) if keep is not None else \
@@ -668,7 +703,8 @@ def _supersede(root: Path, staging: Path, new: dict[str, dict]) -> tuple[list[st
         out = _filter_batch(staging, b, drop=old, source=gen / f"batch={b}")
         dropped.append(b)
         if out is not None:
-            rewritten[out] = {**entry, "games": entry["games"] - len(old)}
+            # rewritten under the current schema (what an older batch lacks is null)
+            rewritten[out] = {**entry, "games": entry["games"] - len(old), "schema_version": SCHEMA_VERSION}
     return sorted(replaced), rewritten, dropped
 
 
@@ -729,15 +765,18 @@ def compact(root: str | Path, target_rows: int = 2_000_000, summarize: Summarize
             writer = BatchWriter(root / "staging")
             try:
                 for t in TABLES:
+                    # derived rows written under an older schema lack columns: as good as none
                     if t in DERIVED and (summarize is not None or not all(
-                            (gen / f"batch={b}" / f"{t}.parquet").exists()
-                            or not (gen / f"batch={b}" / "games.parquet").exists() for b in group)):
+                            has_current_columns(gen / f"batch={b}" / f"{t}.parquet", t)
+                            if (gen / f"batch={b}" / f"{t}.parquet").exists()
+                            else not (gen / f"batch={b}" / "games.parquet").exists() for b in group)):
                         continue
                     for b in group:
                         f = gen / f"batch={b}" / f"{t}.parquet"
                         if f.exists():
                             for rg in range(pq.ParquetFile(f).num_row_groups):
-                                writer.write({t: pq.ParquetFile(f).read_row_group(rg)})
+                                # a batch of an older schema version gets the columns added since, null
+                                writer.write({t: conform(pq.ParquetFile(f).read_row_group(rg), t)})
                 batch = writer.close()
             except BaseException:
                 writer.abort()
@@ -745,7 +784,8 @@ def compact(root: str | Path, target_rows: int = 2_000_000, summarize: Summarize
             _summarize(root / "staging", [batch], summarize)
             entries = [manifest["batches"][b] for b in group]
             new[batch] = {"games": sum(e["games"] for e in entries), "hands": sum(e["hands"] for e in entries),
-                          "files": sorted({f for e in entries for f in e.get("files", [])})}
+                          "files": sorted({f for e in entries for f in e.get("files", [])}),
+                          "schema_version": SCHEMA_VERSION}
             dropped += group
         if new:
             publish(root, new, dropped)

@@ -16,8 +16,8 @@ from importlib import resources
 
 import pyarrow as pa
 
-from .cards import CARD_NAMES, RANKS, SUITS, suit_of
-from .engine import GameResult
+from .cards import CARD_NAMES, RANKS, SUITS, suit_of, trump_order
+from .engine import PITCH_VALUE, GameResult
 from .findings import kind_of, severity_of
 from .notation import Finding, Game, write_game
 
@@ -89,10 +89,25 @@ def add_finding(rows: Rows, f: Finding, game_id: str | None) -> None:
              trick=f.trick, player=f.subject, message=f.message, expected=f.expected, recorded=f.recorded)
 
 
+# the points beyond High, Low, Jack and Game (Rules.point_names): the hands column that names the
+# side that took each, and the hand_scores flag
+_EXTRA_POINTS = {"Off-jack": "off_jack", "High joker": "high_joker", "Low joker": "low_joker", "Trey": "trey"}
+
+
+def _bid_value(r, word: str) -> int | None:
+    """The number a bid word stands for: a pitch is worth four where the rule set has pitching."""
+    if r is None:
+        return None
+    if r.pitching and word.split()[0] == "pitch":
+        return PITCH_VALUE
+    return r.bid_value(word)
+
+
 def add_game(rows: Rows, res: GameResult, game_id: str, parse_findings: list[Finding], now: dt.datetime) -> None:
     """Every row one audited game contributes to every table."""
     g = res.game
     r = res.rules
+    in_rules = set(r.point_names) if r else set()  # the points this rule set has
     rows.add("games", game_id=game_id, game=g.name, source_file=g.source, game_index=g.index, line=g.line,
              event=g.tag("Event"), site=g.tag("Site"), date=_date(g.tag("Date")), round=g.tag("Round"),
              rules_tag=g.tag("Rules"), preset=r.preset if r else None, rules=r.to_text() if r else None,
@@ -102,17 +117,26 @@ def add_game(rows: Rows, res: GameResult, game_id: str, parse_findings: list[Fin
     scores = {hs.hand: hs for hs in res.hands}
     for h in g.hands:
         hs = scores.get(h.number)
+        # who took each point: only a played hand has awards; a point outside the rule set stays null
+        taker = {_EXTRA_POINTS[name]: side for name, side, _, _ in (hs.awards if hs else ()) if name in _EXTRA_POINTS}
+        first = h.tricks[0].plays[0].card if h.tricks and h.tricks[0].plays else None
         rows.add("hands", game_id=game_id, hand=h.number, line=h.line, dealer=h.dealer.name if h.dealer else None,
                  status=hs.status if hs else ("misdeal" if h.misdeal else "unplayable"),
                  pitcher=hs.pitcher if hs else None, contract=hs.contract if hs else None,
                  high_bid=hs.high_bid if hs else None, sold=bool(hs and hs.sale), sale=hs.sale if hs else None,
-                 trump=hs.trump if hs else (SUITS[suit_of(h.tricks[0].plays[0].card)] if h.tricks and h.tricks[0].plays else None),
+                 # with no recomputed hand, the first card led names trump (a joker names none)
+                 trump=hs.trump if hs else (SUITS[suit_of(first)] if first is not None and first < 52 else None),
                  trump_line=SUITS[h.trump.suit] if h.trump else None, dealt=h.deal is not None,
+                 widow=[CARD_NAMES[c] for c in h.widow.cards] if h.widow else None,
+                 points_in_play=r.points_in_play if r else None,
                  tricks=len(h.tricks), high=hs and hs.high, high_card=hs and hs.high_card,
                  high_holder=hs and hs.high_holder, low=hs and hs.low, low_card=hs and hs.low_card,
                  low_holder=hs and hs.low_holder, jack=hs and hs.jack, jack_trick=hs and hs.jack_trick,
-                 game_point=hs and hs.game_point, contract_made=hs and hs.contract_made,
-                 smudge=bool(hs and hs.smudge), revokers=list(hs.revokers) if hs else [],
+                 **taker, game_point=hs and hs.game_point, contract_made=hs and hs.contract_made,
+                 smudge=bool(hs and hs.smudge), moon=bool(hs and hs.smudge and r and r.smudge == "moon"),
+                 # the auction decides a takeover, so it stands in a hand that could not be played out too
+                 takeover=bool(hs and (hs.takeover or (hs.prep is not None and hs.prep.takeover))),
+                 revokers=list(hs.revokers) if hs else [],
                  went_out=hs and hs.went_out, notes=[n.text for n in h.notes])
         if h.deal:
             for hold in h.deal.holdings:
@@ -120,11 +144,15 @@ def add_game(rows: Rows, res: GameResult, game_id: str, parse_findings: list[Fin
                          cards=[CARD_NAMES[c] for c in hold.cards])
         if h.bids:
             for i, b in enumerate(h.bids.bids):
-                v = r.bid_value(b.word) if r else None
                 rows.add("bids", game_id=game_id, hand=h.number, position=i + 1, player=b.player, word=b.word,
-                         value=v, line=h.bids.line, column=b.column)
+                         value=_bid_value(r, b.word), line=h.bids.line, column=b.column)
+        for i, x in enumerate(h.exchanges):
+            rows.add("exchanges", game_id=game_id, hand=h.number, position=i + 1, kind=x.kind,
+                     player=x.holding.player, cards=[CARD_NAMES[c] for c in x.holding.cards], line=x.line)
         revoked = {(t, p) for t, _, p, _, _ in hs.revoke_plays} if hs else set()
         trump = SUITS.index(hs.trump) if hs and hs.trump else -1
+        # the cards trump_strength ranks (>= 0): with the ten-point deck the off-jack and both jokers too
+        trumps = frozenset(trump_order(trump, bool(r and r.ten_point))) if trump >= 0 else frozenset()
         players = hs.trick_players if hs else []
         cols = rows.cols["plays"]  # the biggest table: columns filled directly, not row by row
         for t in h.tricks:
@@ -145,7 +173,7 @@ def add_game(rows: Rows, res: GameResult, game_id: str, parse_findings: list[Fin
                 cols["card"].append(CARD_NAMES[c])
                 cols["rank"].append(RANKS[c % 13] if c < 52 else "JK")
                 cols["suit"].append(SUITS[s] if s < 4 else None)
-                cols["trump"].append(s == trump)
+                cols["trump"].append(c in trumps)
                 cols["trick_winner"].append(winner)
                 cols["revoke"].append((t.number, player) in revoked)
                 cols["line"].append(t.line)
@@ -157,9 +185,12 @@ def add_game(rows: Rows, res: GameResult, game_id: str, parse_findings: list[Fin
                              value=e.value, line=sl.line, column=e.column)
         if hs and hs.scored and hs.status == "played":
             for side in res.sides:
+                # null where the rule set has no such point, else whether this side took it
+                extra = {col: (taker.get(col) == side if name in in_rules else None)
+                         for name, col in _EXTRA_POINTS.items()}
                 rows.add("hand_scores", game_id=game_id, hand=h.number, side=side,
                          pitcher_side=side == hs.pitcher_side, points=hs.made.get(side, 0),
-                         high=hs.high == side, low=hs.low == side, jack=hs.jack == side,
+                         high=hs.high == side, low=hs.low == side, jack=hs.jack == side, **extra,
                          game_point=hs.game_point == side, count=hs.counts.get(side, 0),
                          tricks=hs.tricks_won.get(side, 0),
                          score=hs.score.get(side), recorded_score=(hs.recorded or {}).get(side),

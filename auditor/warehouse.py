@@ -8,10 +8,15 @@ defined in ``auditor/sql/*.sql`` (``game_players``, ``player_hands``, ``side_han
 files are the reference for every derived column; :func:`schema_rows` reads their
 ``-- column:`` lines.
 
+Every raw view reads its batches by column name, under an empty relation with every column
+of the current schema: batches written by an older schema version (before a column was added)
+read as null in that column, so ``stats`` and ``query`` work on old datasets too.
+
 Statistics come from per-game counters (one row per player per game): the dataset table
 ``game_player_counters``, which :func:`summarize_batch` writes into each batch as it is
-imported, or, when some batch of the dataset lacks it (a dataset imported by an older
-version, or through :mod:`auditor.dataset` without ``summarize``), the view
+imported, or, when some batch of the dataset lacks it or has it without the columns of
+the current schema (a dataset imported by an older version, or through
+:mod:`auditor.dataset` without ``summarize``), the view
 ``game_player_counters_live`` that computes the same rows from the raw tables.
 
 Nothing a query does can change the data, by two locks:
@@ -43,8 +48,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .rules import RulesError, parse_rules
-from .dataset import ImportStats, current, import_paths, table_files, table_glob, write_file_atomic
-from .tables import SCHEMAS, TABLES
+from .dataset import ImportStats, batch_schema_versions, current, has_current_columns, import_paths, table_files, \
+    table_glob, write_file_atomic
+from .tables import SCHEMA_VERSION, SCHEMAS, TABLES
 
 # DuckDB types of the Arrow types in schemas/tables.json: an empty table's view must have
 # the same columns and types as a view over its Parquet files.
@@ -167,13 +173,27 @@ def _ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _raw_view_sql(table: str, source: str | None) -> str:
-    """The view of one dataset table: over ``source`` (a file or a glob), or empty with its schema."""
-    if source is not None:
-        # hive_partitioning off: the batch=<id> folders are storage, not a column
-        return f"CREATE VIEW {table} AS SELECT * FROM read_parquet({_quote(source)}, hive_partitioning = false)"
-    cols = ", ".join(f"CAST(NULL AS {_DUCK_TYPES[f.type]}) AS {_ident(f.name)}" for f in SCHEMAS[table])
-    return f"CREATE VIEW {table} AS SELECT {cols} LIMIT 0"
+def _raw_view_sql(table: str, source: str | None, by_name: bool = False) -> str:
+    """The view of one dataset table: over ``source`` (a file or a glob), or empty with its schema.
+
+    The view has the columns of the current schema, whatever else the files hold. With
+    ``by_name`` (some batch was written by an older schema version, without the columns added
+    since), the files are read by column name (``union_by_name``) under an empty relation with
+    every column of the current schema, so a column a batch lacks reads as null there. That
+    costs a read of every file's footer each time a query binds the view, so it is used only
+    where needed: otherwise the first file gives the columns, and every batch has them.
+    """
+    names = ", ".join(_ident(f.name) for f in SCHEMAS[table])
+    empty = "SELECT " + ", ".join(f"CAST(NULL AS {_DUCK_TYPES[f.type]}) AS {_ident(f.name)}"
+                                  for f in SCHEMAS[table]) + " LIMIT 0"
+    if source is None:
+        return f"CREATE VIEW {table} AS {empty}"
+    # hive_partitioning off: the batch=<id> folders are storage, not a column
+    if not by_name:
+        return f"CREATE VIEW {table} AS SELECT {names} FROM read_parquet({_quote(source)}, hive_partitioning = false)"
+    # the view is bound again at each query, so batches published later count with their columns
+    return (f"CREATE VIEW {table} AS SELECT {names} FROM (({empty}) UNION ALL BY NAME "
+            f"(SELECT * FROM read_parquet({_quote(source)}, hive_partitioning = false, union_by_name = true)))")
 
 
 def _derived_views(con: duckdb.DuckDBPyConnection) -> None:
@@ -194,14 +214,17 @@ def _rule_sets(con: duckdb.DuckDBPyConnection) -> pa.Table:
         except RulesError:
             continue  # the game was not audited under it either: its rows carry no scores
         rows.append({"rules": text, "preset": r.preset, "partnership": r.partnership,
-                     "top_bid": r.top_bid if r.top_bid_words else None,
-                     "top_bid_words": ",".join(r.top_bid_words) or None, "game_to": r.game,
-                     "count_down": r.count_down,
+                     # the top bid counts apart when it has a name or a rule of its own (a smudge, a moon)
+                     "top_bid": r.top_bid if r.top_bid_words or r.smudge != "none" else None,
+                     "top_bid_words": ",".join(r.top_bid_words) or None,
+                     "moon": r.smudge == "moon", "points_in_play": r.points_in_play, "ten_point": r.ten_point,
+                     "trey": r.trey, "game_to": r.game, "count_down": r.count_down,
                      # the engine settles only games played alone (see engine.score_game)
                      "settles": r.settlement == "club" and not r.partnership})
     schema = pa.schema([("rules", pa.string()), ("preset", pa.string()), ("partnership", pa.bool_()),
-                        ("top_bid", pa.int32()), ("top_bid_words", pa.string()), ("game_to", pa.int32()),
-                        ("count_down", pa.bool_()), ("settles", pa.bool_())])
+                        ("top_bid", pa.int32()), ("top_bid_words", pa.string()), ("moon", pa.bool_()),
+                        ("points_in_play", pa.int32()), ("ten_point", pa.bool_()), ("trey", pa.bool_()),
+                        ("game_to", pa.int32()), ("count_down", pa.bool_()), ("settles", pa.bool_())])
     return pa.Table.from_pylist(rows, schema=schema)
 
 
@@ -219,12 +242,14 @@ def connect(dataset: str | Path | None, *, summaries: bool = True) -> Warehouse:
                              "by `auditor import`, or log files")
     con = duckdb.connect(":memory:")
     files: dict[str, list[str]] = {}
+    # a batch written by an older schema version lacks columns: read every batch by column name
+    old = root is not None and any(v != SCHEMA_VERSION for v in batch_schema_versions(root).values())
     try:
         for t in TABLES:
             files[t] = [str(p) for p in table_files(root, t)] if root is not None else []
             # the glob goes through the `current` link, so a batch published later shows up in the
             # next query without reopening
-            con.execute(_raw_view_sql(t, table_glob(root, t) if files[t] else None))
+            con.execute(_raw_view_sql(t, table_glob(root, t) if files[t] else None, by_name=old))
         _derived_views(con)
         # The sandbox: from here on only the part files can be opened, and no setting can change.
         if root is not None:  # the generations the `current` link may point at, and their store
@@ -241,12 +266,25 @@ def connect(dataset: str | Path | None, *, summaries: bool = True) -> Warehouse:
 
 
 def summaries_complete(dataset: str | Path) -> bool:
-    """Whether every published batch of ``dataset`` that holds games has its stored counters."""
+    """Whether every published batch of ``dataset`` that holds games has its stored counters, all of them.
+
+    Counters written under an older schema lack the columns added since (the ten-point and
+    moon counters): such a batch counts as having none, so statistics come from the raw tables.
+    """
     gen = current(dataset)
     if gen is None:
         return False
-    return all((b / f"{SUMMARY_TABLE}.parquet").exists() or not (b / "games.parquet").exists()
-               for b in gen.glob("batch=*"))
+    versions = batch_schema_versions(dataset)
+    for b in gen.glob("batch=*"):
+        f = b / f"{SUMMARY_TABLE}.parquet"
+        if f.exists():
+            # a batch of the current version has current counters or none; an older one, maybe either
+            if versions.get(b.name.removeprefix("batch="), 1) != SCHEMA_VERSION \
+                    and not has_current_columns(f, SUMMARY_TABLE):
+                return False
+        elif (b / "games.parquet").exists():
+            return False
+    return True
 
 
 def _pick_counters(wh: Warehouse) -> bool:
@@ -278,7 +316,8 @@ def summarize_batch(batch_dir: str | Path) -> None:
     try:
         for t in TABLES:
             f = batch_dir / f"{t}.parquet"
-            con.execute(_raw_view_sql(t, str(f) if t != SUMMARY_TABLE and f.exists() else None))
+            # by name: the batch may have been written by an older schema version (compacted or rewritten)
+            con.execute(_raw_view_sql(t, str(f) if t != SUMMARY_TABLE and f.exists() else None, by_name=True))
         _derived_views(con)
         # ordered, so that the same batch always gives the same file
         table = con.sql(f"SELECT * FROM {SUMMARY_VIEW} ORDER BY game_id, player").to_arrow_table()

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import errno
+import json
 import re
 import subprocess
 import sys
 import textwrap
 
+import pyarrow.parquet as pq
 import pytest
 
 import auditor.dataset as ds_mod
@@ -15,17 +17,20 @@ from auditor.dataset import (DatasetError, compact, import_paths, known_game_ids
                              split_file, table_files)
 from auditor.notation import parse_file
 from auditor.simulate import simulate
-from auditor.tables import TABLES
+from auditor.tables import SCHEMAS, TABLES
 
-from .conftest import NOTATION_EXAMPLE
+from .conftest import NOTATION_EXAMPLE, ROOT
+
+TENPOINT_FIXTURE = ROOT / "tests" / "fixtures" / "tenpoint" / "variations.pitch"
 
 
-def snapshot(root):
+def snapshot(root, leave_out: dict[str, list[str]] | None = None):
+    """Every table's rows, sorted; ``leave_out`` names columns to take out first (table -> columns)."""
     out = {}
     for t in TABLES:
         table = read_table(root, t)
-        if "imported_at" in table.schema.names:
-            table = table.drop_columns(["imported_at"])
+        drop = ["imported_at"] + (leave_out or {}).get(t, [])
+        table = table.drop_columns([c for c in drop if c in table.schema.names])
         out[t] = sorted(map(repr, table.to_pylist()))
     return out
 
@@ -254,3 +259,79 @@ def test_summarize_runs_on_each_final_batch_before_it_is_published(tmp_path, log
     assert counted_games() == known_game_ids(root)
     n = read_table(root, "game_player_counters").num_rows
     assert n == sum(len(p) for p in read_table(root, "games", ["players"]).column("players").to_pylist())
+
+
+# --------------------------------------------------------------------------- batches of an older schema version
+
+# What schema version 2 added (see schemas/tables.json): a dataset written by version 1 has none of it.
+ADDED_IN_V2 = {
+    "hands": ["widow", "points_in_play", "off_jack", "high_joker", "low_joker", "trey", "moon", "takeover"],
+    "hand_scores": ["off_jack", "high_joker", "low_joker", "trey"],
+    "game_player_counters": ["moon_attempts", "moons_made", "ten_point_hands", "off_jack", "high_joker",
+                             "low_joker", "trey_hands", "trey", "points_in_play"],
+}
+NEW_TABLES_IN_V2 = ("exchanges",)
+
+
+def downgrade_to_v1(root) -> None:
+    """Rewrite every published batch of ``root`` as schema version 1 wrote it: the columns and tables
+    version 2 added taken out (the files are rewritten in place, so the store's links follow)."""
+    gen = ds_mod.current(root)
+    for batch in gen.glob("batch=*"):
+        for t in NEW_TABLES_IN_V2:
+            (batch / f"{t}.parquet").unlink(missing_ok=True)
+        for t, cols in ADDED_IN_V2.items():
+            f = batch / f"{t}.parquet"
+            if f.exists():
+                table = pq.read_table(f).drop_columns(cols)
+                table = table.replace_schema_metadata({**table.schema.metadata, b"schema_version": b"1"})
+                # truncated in place: gens/N/batch=X and store/X are one file
+                pq.write_table(table, f, compression="zstd")
+    # version 1 recorded no schema version per batch
+    manifest = json.loads((gen / "manifest.json").read_text("utf-8"))
+    manifest["schema_version"] = 1
+    for entry in manifest["batches"].values():
+        entry.pop("schema_version", None)
+    (gen / "manifest.json").write_text(json.dumps(manifest, indent=1), "utf-8")
+
+
+def test_version_1_schema_is_version_2_without_its_additions():
+    doc = ds_mod.load_schema_doc()
+    assert doc["schema_version"] == 2
+    for t, cols in ADDED_IN_V2.items():
+        assert set(cols) <= set(SCHEMAS[t].names), t
+    assert set(NEW_TABLES_IN_V2) <= set(TABLES)
+
+
+def test_batches_of_schema_version_1_read_and_compact(tmp_path, logs, monkeypatch):
+    tenpoint = tmp_path / "tenpoint.pitch"
+    tenpoint.write_text(simulate("tenpoint", games=2, seed=4)[0], encoding="utf-8")
+    monkeypatch.setattr(ds_mod, "CHUNK_BYTES", 40_000)
+    root = tmp_path / "ds"
+    import_paths([str(logs), str(tenpoint)], root)
+    before = snapshot(root, ADDED_IN_V2)
+    downgrade_to_v1(root)
+    assert len(table_files(root, "hands")) > 1 and table_files(root, "exchanges") == []
+    assert set(ds_mod.batch_schema_versions(root).values()) == {1}
+    # read with the current schema: the columns a batch lacks are null, every other value as it was
+    hands = read_table(root, "hands")
+    assert hands.schema.names == SCHEMAS["hands"].names
+    assert hands.column("points_in_play").null_count == hands.num_rows
+    assert read_table(root, "exchanges").num_rows == 0
+
+    old = {t: rows for t, rows in snapshot(root, ADDED_IN_V2).items() if t not in NEW_TABLES_IN_V2}
+    assert old == {t: rows for t, rows in before.items() if t not in NEW_TABLES_IN_V2}
+    # compact writes the old rows under the current schema
+    before_compact = snapshot(root)
+    assert compact(root)[1] == 1
+    (batch,) = ds_mod.current(root).glob("batch=*")
+    for t in ("hands", "hand_scores"):
+        assert pq.read_schema(batch / f"{t}.parquet").names == SCHEMAS[t].names
+        assert ds_mod.has_current_columns(batch / f"{t}.parquet", t)
+    assert snapshot(root) == before_compact
+    assert set(ds_mod.batch_schema_versions(root).values()) == {2}
+    # a new import beside the old batches keeps its new columns
+    import_paths([str(TENPOINT_FIXTURE)], root)
+    hands = read_table(root, "hands").to_pylist()
+    assert {h["points_in_play"] for h in hands} == {None, 10, 4}
+    assert read_table(root, "exchanges").num_rows > 0

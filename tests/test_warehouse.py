@@ -48,6 +48,8 @@ from auditor.warehouse import SUMMARY_TABLE, QueryRefused, WarehouseError, check
     run_query, schema_rows, sql_objects, stat_columns, stats, summaries_complete, summarize_batch
 
 from .conftest import ROOT, SAMPLE_LOGS
+from .test_dataset import downgrade_to_v1
+from .test_tables import bid_number, recount_logs, tenpoint_logs
 
 FIXTURES = ROOT / "tests" / "fixtures" / "stats"
 
@@ -82,13 +84,18 @@ def wh(request, fixture_ds):
     w.con.close()
 
 
+SIMULATED = ("auction", "partnership", "sell", "setback", "cutthroat", "tenpoint", "tenpoint52", "tenpoint trey=off")
+PRESETS = ("auction", "partnership", "sell", "setback", "cutthroat", "tenpoint", "tenpoint52")
+
+
 @pytest.fixture(scope="module")
 def simulated_ds(tmp_path_factory) -> Path:
     """Every preset, with injected revokes and score-sheet errors, in one dataset."""
     logs = tmp_path_factory.mktemp("sim")
-    for i, preset in enumerate(("auction", "partnership", "sell", "setback", "cutthroat")):
-        text, _ = simulate(preset, games=4, seed=10 + i, faults=("revoke", "score", "total"))
-        (logs / f"{preset}.pitch").write_text(text, encoding="utf-8")
+    for i, preset in enumerate(SIMULATED):
+        text, _ = simulate(preset, games=2 if "trey=off" in preset else 4, seed=10 + i,
+                           faults=("revoke", "score", "total"))
+        (logs / f"{preset.replace(' ', '-')}.pitch").write_text(text, encoding="utf-8")
     out = logs / "ds"
     import_paths([str(logs)], out)
     return out
@@ -121,11 +128,14 @@ ANN = dict(
     avg_winning_bid=3.0, contracts_made=2,  # club-1 h4, sell-1 h1; club-1 h3 failed
     contracts_made_pct=66.67, times_set=0,  # club-1 h3 failed but Bob revoked: not set
     points_set_back=0, smudge_attempts=1, smudges_made=1,  # club-1 h4
+    moon_attempts=0, moons_made=0,  # no rule set with smudge=moon
     high_per_100=37.5,  # 3/8: club-1 h4, pair-1 (NS), sell-1 h1
     low_per_100=62.5,  # 5/8: club-1 h1 h3 h4, club-2 h1, pair-1 (NS)
     jack_per_100=50.0,  # 4/8: club-1 h4, club-2 h2, pair-1 (NS), sell-1 h1
     game_per_100=25.0,  # 2/8: club-1 h4, sell-1 h1
+    off_jack_per_100=None, jokers_per_100=None, trey_per_100=None,  # no ten-point game
     points_per_hand=1.75,  # (1+1+4) + (1+1) + 3 + (3+0) = 14 / 8
+    points_pct=43.75,  # 14 of 8 * 4 points in play
     score_per_hand=1.75,  # the same 14: no set-backs
     revokes=0, revokes_per_100=0.0, scoring_errors=0,
     settlement=3,  # club-1 only (auction): collects 2 from Bob (on -2) and 1 from Cal (on 6)
@@ -136,12 +146,14 @@ BOB = dict(
     bids=3, bid_rate=42.86,  # 3/7
     auctions_won=1, avg_winning_bid=3.0, contracts_made=0, contracts_made_pct=0.0,  # club-2 h1
     times_set=1, points_set_back=5,  # club-1 h3 revoke 2 + club-2 h1 set 3
-    smudge_attempts=0, smudges_made=0,
+    smudge_attempts=0, smudges_made=0, moon_attempts=0, moons_made=0,
     high_per_100=25.0,  # 2/8: club-2 h1, sell-1 h2
     low_per_100=12.5,  # sell-1 h2
     jack_per_100=12.5,  # club-2 h1
     game_per_100=25.0,  # club-2 h2, pair-1 (EW)
+    off_jack_per_100=None, jokers_per_100=None, trey_per_100=None,  # no ten-point game
     points_per_hand=0.75,  # 0 + (2+1) + 1 + (0+2) = 6 / 8
+    points_pct=18.75,  # 6 / 32
     score_per_hand=0.25,  # (0-2+0) + (-3+1) + 1 + (3+2) = 2 / 8
     revokes=1, revokes_per_100=12.5, scoring_errors=0, settlement=-2,
 )
@@ -151,12 +163,14 @@ CAL = dict(
     bids=4, bid_rate=57.14,
     auctions_won=3,  # club-1 h1 (3), pair-1 (3), sell-1 h2 (kept at 2); club-2 h2 had no contract
     avg_winning_bid=2.67, contracts_made=2, contracts_made_pct=66.67, times_set=1,  # sell-1 h2
-    points_set_back=2, smudge_attempts=0, smudges_made=0,
+    points_set_back=2, smudge_attempts=0, smudges_made=0, moon_attempts=0, moons_made=0,
     high_per_100=50.0,  # 4/8: club-1 h1 h3, club-2 h2, pair-1 (NS)
     low_per_100=25.0,  # club-2 h2, pair-1 (NS)
     jack_per_100=37.5,  # club-1 h1 h3, pair-1
     game_per_100=50.0,  # club-1 h1 h3, club-2 h1, sell-1 h2
+    off_jack_per_100=None, jokers_per_100=None, trey_per_100=None,  # no ten-point game
     points_per_hand=1.625,  # (3+3+0) + (1+2) + 3 + (0+1) = 13 / 8
+    points_pct=40.63,  # 13 / 32
     score_per_hand=1.25,  # 6 + 3 + 3 + (0-2) = 10 / 8
     revokes=0, revokes_per_100=0.0,
     scoring_errors=2,  # club-1 h1 S601, h3 S602
@@ -166,9 +180,11 @@ DEE = dict(
     games=2, games_finished=1, games_won=0, win_pct=0.0, hands=3,  # pair-1, sell-1
     bid_turns=3, bids=1, bid_rate=33.33,  # pair-1 pass, sell-1 pass 1
     auctions_won=0, avg_winning_bid=None, contracts_made=0, contracts_made_pct=None, times_set=0,
-    points_set_back=0, smudge_attempts=0, smudges_made=0,
+    points_set_back=0, smudge_attempts=0, smudges_made=0, moon_attempts=0, moons_made=0,
     high_per_100=0.0, low_per_100=33.33, jack_per_100=0.0, game_per_100=33.33,  # sell-1 h1 Low; pair-1 EW Game
+    off_jack_per_100=None, jokers_per_100=None, trey_per_100=None,  # no ten-point game
     points_per_hand=0.67, score_per_hand=0.67,  # 1 + 1 + 0 = 2 / 3
+    points_pct=16.67,  # 2 / 12
     revokes=0, revokes_per_100=0.0, scoring_errors=0,
     settlement=None,  # neither partnership nor sell settles
 )
@@ -341,9 +357,14 @@ WITH h AS (
            count(*) FILTER (WHERE was_set) AS times_set,
            coalesce(sum(set_back), 0)::BIGINT AS points_set_back,
            count(*) FILTER (WHERE status = 'played' AND top_bid) AS smudge_attempts,
+           count(*) FILTER (WHERE status = 'played' AND moon) AS moon_attempts,
+           count(*) FILTER (WHERE moon AND contract_made) AS moons_made,
            count(*) FILTER (WHERE high) AS high, count(*) FILTER (WHERE low) AS low,
            count(*) FILTER (WHERE jack) AS jack, count(*) FILTER (WHERE game_point) AS game_point,
-           sum(points)::BIGINT AS points, sum(score)::BIGINT AS score,
+           count(off_jack) AS ten_point_hands, count(*) FILTER (WHERE off_jack) AS off_jack,
+           count(*) FILTER (WHERE high_joker) + count(*) FILTER (WHERE low_joker) AS jokers,
+           count(trey) AS trey_hands, count(*) FILTER (WHERE trey) AS trey,
+           sum(points)::BIGINT AS points, sum(points_in_play)::BIGINT AS points_in_play, sum(score)::BIGINT AS score,
            count(*) FILTER (WHERE status = 'played' AND revoked) AS revokes,
            sum(scoring_errors)::BIGINT AS scoring_errors
     FROM {view} GROUP BY ALL
@@ -367,12 +388,19 @@ def test_unit_stats_agree_with_the_per_hand_views(wh, simulated_ds, per):
         for unit, v in views.items():
             s = table[unit]
             assert s["hands"] == v["hands"] and s["bid_turns"] == v["bid_turns"] and s["bids"] == v["bids"]
-            for k in ("auctions_won", "contracts_made", "times_set", "points_set_back", "smudge_attempts", "revokes",
-                      "scoring_errors"):
+            for k in ("auctions_won", "contracts_made", "times_set", "points_set_back", "smudge_attempts",
+                      "moon_attempts", "moons_made", "revokes", "scoring_errors"):
                 assert s[k] == v[k], (unit, k)
             for k, col in (("high", "high_per_100"), ("low", "low_per_100"), ("jack", "jack_per_100"),
                            ("game_point", "game_per_100")):
                 assert abs(s[col] - round(100 * v[k] / v["hands"], 2)) < 0.006, (unit, k)
+            for k, col, d in (("off_jack", "off_jack_per_100", "ten_point_hands"),
+                              ("jokers", "jokers_per_100", "ten_point_hands"), ("trey", "trey_per_100", "trey_hands"),
+                              ("points", "points_pct", "points_in_play")):
+                if v[d]:
+                    assert abs(s[col] - 100 * v[k] / v[d]) <= 0.0051, (unit, k)
+                else:
+                    assert s[col] is None, (unit, k)
             assert abs(s["points_per_hand"] - v["points"] / v["hands"]) < 0.006
             assert abs(s["score_per_hand"] - v["score"] / v["hands"]) < 0.006
     sim.con.close()
@@ -443,7 +471,7 @@ def summarized_sim_ds(simulated_ds, tmp_path_factory) -> Path:
 
 
 def test_stored_counters_give_the_raw_tables_stats_on_every_simulated_preset(summarized_sim_ds, simulated_ds):
-    presets = [{"preset": p} for p in ("auction", "partnership", "sell", "setback", "cutthroat")]
+    presets = [{"preset": p} for p in PRESETS]
     check_counters(summarized_sim_ds, ({}, *presets, {"min_hands": 30}))
     check_recount(summarized_sim_ds)
     with_counters, without = connect(summarized_sim_ds), connect(simulated_ds)
@@ -582,11 +610,19 @@ def recount(dataset: Path, per: str) -> dict[str, dict]:
     scores = read_table(dataset, "hand_scores").to_pylist()
     pitcher_row = {(s["game_id"], s["hand"]): s for s in scores if s["pitcher_side"]}
     for s in scores:
+        r = info[s["game_id"]][1]
         for u in units_of_side(s["game_id"], s["side"]):
             a = acc[u]
             a["hands"] += 1
             for k in ("high", "low", "jack", "game_point"):
                 a[k] += bool(s[k])
+            # the ten-point flags are null where the rule set has no such point (or the batch predates them)
+            a["ten_point_hands"] += s["off_jack"] is not None
+            a["off_jack"] += bool(s["off_jack"])
+            a["jokers"] += bool(s["high_joker"]) + bool(s["low_joker"])
+            a["trey_hands"] += s["trey"] is not None
+            a["trey"] += bool(s["trey"])
+            a["points_in_play"] += r.points_in_play
             a["points"] += s["points"]
             a["score"] += s["score"]
             a["points_set_back"] += s["set_back"]
@@ -600,9 +636,11 @@ def recount(dataset: Path, per: str) -> dict[str, dict]:
         a["contract_sum"] += h["contract"]
         a["contracts_made"] += bool(h["contract_made"])
         a["times_set"] += h["contract_made"] is False and pitcher_row[gid, hand]["set_back"] > 0
-        top = r.max_bid if r.top_bid_words else None
+        top = r.top_bid if r.top_bid_words or r.smudge != "none" else None
         a["smudge_attempts"] += h["contract"] == top
         a["smudges_made"] += h["contract"] == top and bool(h["contract_made"])
+        a["moon_attempts"] += h["contract"] == top and r.smudge == "moon"
+        a["moons_made"] += h["contract"] == top and r.smudge == "moon" and bool(h["contract_made"])
     revoked = {(p["game_id"], p["hand"], unit_of_player(p["game_id"], p["player"]))
                for p in read_table(dataset, "plays", ["game_id", "hand", "player", "revoke"]).to_pylist()
                if p["revoke"] and hands[p["game_id"], p["hand"]]["status"] == "played"}
@@ -626,9 +664,13 @@ def recount(dataset: Path, per: str) -> dict[str, dict]:
             avg_winning_bid=rate(a["contract_sum"], a["auctions_won"], 1), contracts_made=a["contracts_made"],
             contracts_made_pct=rate(a["contracts_made"], a["auctions_won"]), times_set=a["times_set"],
             points_set_back=a["points_set_back"], smudge_attempts=a["smudge_attempts"],
-            smudges_made=a["smudges_made"], high_per_100=rate(a["high"], n), low_per_100=rate(a["low"], n),
+            smudges_made=a["smudges_made"], moon_attempts=a["moon_attempts"], moons_made=a["moons_made"],
+            high_per_100=rate(a["high"], n), low_per_100=rate(a["low"], n),
             jack_per_100=rate(a["jack"], n), game_per_100=rate(a["game_point"], n),
-            points_per_hand=rate(a["points"], n, 1), score_per_hand=rate(a["score"], n, 1), revokes=a["revokes"],
+            off_jack_per_100=rate(a["off_jack"], a["ten_point_hands"]),
+            jokers_per_100=rate(a["jokers"], a["ten_point_hands"]), trey_per_100=rate(a["trey"], a["trey_hands"]),
+            points_per_hand=rate(a["points"], n, 1), points_pct=rate(a["points"], a["points_in_play"]),
+            score_per_hand=rate(a["score"], n, 1), revokes=a["revokes"],
             revokes_per_100=rate(a["revokes"], n), scoring_errors=a["scoring_errors"],
             settlement=a.get("settlement"))
     return out
@@ -868,3 +910,179 @@ def test_an_open_connection_sees_games_imported_after_it_opened(tmp_path):
     import_paths([str(second)], tmp_path / "ds")
     assert run_query(w, "SELECT count(*) FROM games").column(0)[0].as_py() == 5
     w.con.close()
+
+
+# --------------------------------------------------------------------------- ten-point games
+
+
+@pytest.fixture(scope="module")
+def tenpoint_ds(tmp_path_factory) -> tuple[Path, list[Path], dict]:
+    """Simulated ten-point games and tests/fixtures/tenpoint (moons, pitches), with stored counters."""
+    logs = tenpoint_logs(tmp_path_factory.mktemp("tenpoint-logs"))
+    root = tmp_path_factory.mktemp("tenpoint") / "ds"
+    imported = import_paths([str(p) for p in logs], root, summarize=summarize_batch)
+    assert imported.findings == []
+    return root, logs, recount_logs(logs)
+
+
+def recount_points(recounted: dict, per: str) -> dict[str, dict]:
+    """The point and moon statistics per unit, from the records replayed in tests/test_tables.py."""
+    acc: dict[str, dict] = defaultdict(lambda: defaultdict(int))
+    for game, hand, rules, rc in recounted.values():
+        team_of = {p: t for t, ps in game.teams.items() for p in ps}
+        members = defaultdict(list)
+        for p in game.players:
+            members[team_of.get(p, p)].append(p)
+        pitcher = max(((b.player, bid_number(b.word, rules)) for b in hand.bids.bids), key=lambda pb: pb[1])[0]
+        for b in hand.bids.bids:
+            acc[b.player if per == "player" else team_of.get(b.player, b.player)]["bids"] += b.word != "pass"
+        if rc["moon"]:
+            a = acc[pitcher if per == "player" else team_of[pitcher]]
+            a["moon_attempts"] += 1
+            a["moons_made"] += rc["made"][team_of[pitcher]] == rules.top_bid
+        for side, made in rc["made"].items():
+            for u in (members[side] if per == "player" else [side]):
+                a = acc[u]
+                a["hands"] += 1
+                a["points"] += made
+                a["in_play"] += (10 if rules.trey else 7) if rules.ten_point else 4
+                if rules.ten_point:
+                    a["ten_point_hands"] += 1
+                    a["off_jack"] += rc["points"]["off_jack"] == side
+                    a["jokers"] += (rc["points"]["high_joker"] == side) + (rc["points"]["low_joker"] == side)
+                if rules.trey:
+                    a["trey_hands"] += 1
+                    a["trey"] += rc["points"]["trey"] == side
+
+    def rate(n, d):
+        return 100 * n / d if d else None
+
+    return {u: dict(hands=a["hands"], bids=a["bids"], moon_attempts=a["moon_attempts"],
+                    smudge_attempts=a["moon_attempts"],  # no other top bid was won in these games
+                    moons_made=a["moons_made"], smudges_made=a["moons_made"],
+                    off_jack_per_100=rate(a["off_jack"], a["ten_point_hands"]),
+                    jokers_per_100=rate(a["jokers"], a["ten_point_hands"]),
+                    trey_per_100=rate(a["trey"], a["trey_hands"]), points_per_hand=a["points"] / a["hands"],
+                    points_pct=rate(a["points"], a["in_play"]))
+            for u, a in acc.items()}
+
+
+@pytest.mark.parametrize("per", ["player", "team"])
+@pytest.mark.parametrize("summaries", [True, False])
+def test_ten_point_statistics_match_a_recount_of_the_records(tenpoint_ds, per, summaries):
+    root, _, recounted = tenpoint_ds
+    w = connect(root, summaries=summaries)
+    assert reads_counters(w) == summaries
+    got = by_name(stats(w, per), per)
+    expected = recount_points(recounted, per)
+    assert set(got) == set(expected)
+    for unit, e in expected.items():
+        approx(got[unit], e)
+    # the moons of tests/fixtures/tenpoint: EW made one (Dee), NS failed one (Ann)
+    if per == "team":
+        approx(got["EW"], dict(moon_attempts=1, moons_made=1))
+        approx(got["NS"], dict(moon_attempts=1, moons_made=0))
+    # a game with trey=off has no trey rate; a game outside the ten-point presets has none of the three
+    rows = by_name(stats(w, per, game="sim-tenpoint trey=off-2-1"), per)
+    assert rows and all(r["trey_per_100"] is None and r["off_jack_per_100"] is not None for r in rows.values())
+    rows = by_name(stats(w, per, game="pitching"), per)
+    assert all(r["off_jack_per_100"] is None and r["jokers_per_100"] is None for r in rows.values())
+    w.con.close()
+
+
+def test_ten_point_views_and_counters(tenpoint_ds):
+    root, _, recounted = tenpoint_ds
+    check_counters(root, ({}, {"preset": "tenpoint"}, {"preset": "tenpoint52"}, {"game": "moon-made"}))
+    check_recount(root)
+    w = connect(root)
+    # player_hands: the points the side took, the moon on the shooter's row only, the takeover on the dealer's
+    (dee,) = rows_of(w, "SELECT * FROM player_hands WHERE game = 'moon-made' AND hand = 12 AND player = 'Dee'")
+    approx(dee, dict(won_auction=True, contract=10, top_bid=True, moon=True, contract_made=True, points=10,
+                     points_in_play=10, off_jack=True, high_joker=True, low_joker=True, trey=True))
+    (bob,) = rows_of(w, "SELECT * FROM player_hands WHERE game = 'moon-made' AND hand = 12 AND player = 'Bob'")
+    approx(bob, dict(moon=False, points=10, off_jack=True))
+    (cal,) = rows_of(w, "SELECT * FROM player_hands WHERE game = 'pitching' AND hand = 3 AND player = 'Cal'")
+    approx(cal, dict(takeover=True, won_auction=True, contract=4, bid=4, bid_words="pitch D", off_jack=None,
+                     trey=None, points_in_play=4, set_back=8))
+    assert rows_of(w, "SELECT count(*) AS n FROM player_hands WHERE takeover")[0]["n"] == 1
+    (ns,) = rows_of(w, "SELECT * FROM side_hands WHERE game = 'moon-failed' AND hand = 2 AND side = 'NS'")
+    approx(ns, dict(moon=True, contract=10, contract_made=False, was_set=True, set_back=10))
+    # the stored counters: played hands of ten-point rule sets per side, and the points in play
+    (c,) = rows_of(w, "SELECT * FROM game_player_counters WHERE game = 'moon-made' AND player = 'Dee'")
+    assert (c["moon_attempts"], c["moons_made"], c["hands"], c["ten_point_hands"], c["trey_hands"],
+            c["points_in_play"]) == (1, 1, 12, 12, 12, 120)
+    rule_sets = {r["rules"]: r for r in rows_of(w, "SELECT * FROM rule_sets")}
+    approx(rule_sets["tenpoint52"], dict(top_bid=10, moon=True, points_in_play=10, ten_point=True, trey=True))
+    approx(rule_sets["tenpoint"], dict(top_bid=None, moon=False, points_in_play=10, ten_point=True, trey=True))
+    approx(rule_sets["tenpoint trey=off"], dict(points_in_play=7, trey=False))
+    w.con.close()
+
+
+# --------------------------------------------------------------------------- datasets of an earlier schema version
+
+
+def test_a_dataset_of_schema_version_1_answers_stats_and_queries(tmp_path, tenpoint_ds):
+    full_root, logs, recounted = tenpoint_ds
+    root = tmp_path / "ds"
+    import_paths([str(p) for p in logs], root, summarize=summarize_batch)
+    downgrade_to_v1(root)
+    # the stored counters lack the new columns: the raw tables are read instead
+    assert not summaries_complete(root)
+    old, full = connect(root), connect(full_root)
+    assert not reads_counters(old)
+    unknown = ("off_jack_per_100", "jokers_per_100", "trey_per_100")  # never recorded by version 1
+    for per in ("player", "team"):
+        a, b = stats(old, per), stats(full, per)
+        assert a.schema == b.schema
+        for x, y in zip(a.to_pylist(), b.to_pylist()):
+            assert all(x[k] is None for k in unknown)
+            # moons and points in play come from the rule set: known for old batches too
+            assert {k: v for k, v in x.items() if k not in unknown} == {k: v for k, v in y.items() if k not in unknown}
+    # every view answers, the new columns null, the new table empty
+    ((n, off_jack, widow, takeover),) = old.con.sql(
+        "SELECT count(*), count(off_jack), count(widow), count(takeover) FROM hands").fetchall()
+    assert n == len(recounted) and off_jack == widow == takeover == 0
+    assert run_query(old, "SELECT count(*) FROM exchanges").column(0)[0].as_py() == 0
+    for view in ("player_hands", "side_hands", "game_player_counters_live", "player_stats", "team_stats"):
+        assert run_query(old, f"SELECT count(*) FROM {view}").column(0)[0].as_py() > 0, view
+        assert old.con.sql(f"DESCRIBE {view}").fetchall() == full.con.sql(f"DESCRIBE {view}").fetchall(), view
+    old.con.close()
+
+    # a corrected game replaces its old version: the old batch is rewritten without its stale counters
+    fixture = logs[-1].read_text(encoding="utf-8")
+    corrected = tmp_path / "variations.pitch"
+    corrected.write_text(fixture.replace('[GameId "pitching"]', '[GameId "pitching"]\n[Round "2"]'), encoding="utf-8")
+    assert import_paths([str(corrected)], root).games_replaced == 1
+    for f in table_files(root, SUMMARY_TABLE):
+        assert not ds_mod.has_current_columns(f, SUMMARY_TABLE), f  # none that only looks complete
+    # a new batch beside the old ones: its ten-point hands count, the old batches' cannot
+    extra = tmp_path / "extra.pitch"
+    extra.write_text(simulate("tenpoint", games=1, seed=9)[0], encoding="utf-8")
+    import_paths([str(extra)], root, summarize=summarize_batch)
+    mixed = connect(root)
+    assert not reads_counters(mixed)
+    fresh = recount_points(recount_logs([extra]), "team")
+    for team, r in by_name(stats(mixed, "team"), "team").items():
+        if team in fresh:
+            approx(r, {k: fresh[team][k] for k in unknown})
+    before = stats(mixed, "team").to_pylist()
+    mixed.con.close()
+    # compacting with summarize gives every batch current counters, and the same numbers
+    compact(root, summarize=summarize_batch)
+    assert summaries_complete(root)
+    w = connect(root)
+    assert reads_counters(w) and stats(w, "team").to_pylist() == before
+    w.con.close()
+
+
+def test_stats_table_format_shows_the_ten_point_table_only_where_it_has_numbers(tenpoint_ds):
+    from typer.testing import CliRunner
+
+    from auditor.cli import app
+
+    root, _, _ = tenpoint_ds
+    title = "moons, and the ten-point points"
+    out = CliRunner().invoke(app, ["stats", str(root), "--by", "team"])
+    assert out.exit_code == 0 and title in out.stdout and "jokers per" in out.stdout
+    out = CliRunner().invoke(app, ["stats", str(FIXTURES)])  # no ten-point game, no moon
+    assert out.exit_code == 0 and title not in out.stdout and "moon" not in out.stdout

@@ -72,16 +72,21 @@ def _emit(table: pa.Table, fmt: str, output: str | None, title: str | None = Non
         raise fail(f"cannot write {output}: {e.strerror or e}")
 
 
-# `stats --format table`: the columns in five tables that fit a terminal, each led by the name
+# `stats --format table`: the columns in tables that fit a terminal, each led by the name
 STAT_GROUPS = (
     ("games", ("games", "games_finished", "games_won", "win_pct", "hands")),
     ("auction", ("bid_turns", "bids", "bid_rate", "auctions_won", "avg_winning_bid")),
     ("contracts", ("contracts_made", "contracts_made_pct", "times_set", "points_set_back", "smudge_attempts",
                    "smudges_made")),
     ("points (per 100 played hands, and per hand)", ("high_per_100", "low_per_100", "jack_per_100", "game_per_100",
-                                                     "points_per_hand", "score_per_hand")),
+                                                     "points_per_hand", "points_pct", "score_per_hand")),
+    ("moons, and the ten-point points (per 100 hands in play)", ("moon_attempts", "moons_made", "off_jack_per_100",
+                                                                 "jokers_per_100", "trey_per_100")),
     ("revokes, score sheet, settlement", ("revokes", "revokes_per_100", "scoring_errors", "settlement")),
 )
+# columns shown only where some row has something in them: the settlement (auction's club
+# settlement), the ten-point points (ten-point rule sets) and moons (smudge=moon)
+_WHERE_USED = ("settlement", "off_jack_per_100", "jokers_per_100", "trey_per_100", "moon_attempts", "moons_made")
 
 
 def _stats_tables(table: pa.Table, by: str, output: str | None) -> None:
@@ -92,13 +97,13 @@ def _stats_tables(table: pa.Table, by: str, output: str | None) -> None:
     # a column added to the SQL but not to a group still shows, in the last table
     extra = tuple(c for c in table.column_names if c != by and c not in grouped)
     groups = list(STAT_GROUPS[:-1]) + [(STAT_GROUPS[-1][0], STAT_GROUPS[-1][1] + extra)]
-    settles = any(v is not None for v in table.column("settlement").to_pylist()) \
-        if "settlement" in table.column_names else False
+    unused = {c for c in _WHERE_USED if c in table.column_names
+              and not any(v not in (None, 0) for v in table.column(c).to_pylist())}
     tables = []
     for title, cols in groups:
-        # settlement only where some game has one (auction's club settlement)
-        cols = [c for c in cols if c in table.column_names and (c != "settlement" or settles)]
-        tables.append(rich_table(rows, [label[by], *(label[c] for c in cols)], title=f"{title}, by {by}"))
+        cols = [c for c in cols if c in table.column_names and c not in unused]
+        if cols:
+            tables.append(rich_table(rows, [label[by], *(label[c] for c in cols)], title=f"{title}, by {by}"))
     if output:
         buf = io.StringIO()
         con = Console(file=buf, width=200, no_color=True)

@@ -7,8 +7,12 @@
 -- column: rules          the full rule set in Rules-tag form, as in games.rules (the key)
 -- column: preset         the preset it starts from
 -- column: partnership    points and scores belong to teams (teams=partners)
--- column: top_bid        the number of the top bid when it has a name (smudge; moon in setback), else null
+-- column: top_bid        the number of the top bid when it has a name or a special rule (smudge; moon in setback and tenpoint52), else null
 -- column: top_bid_words  the words that name the top bid, comma-separated (null: none)
+-- column: moon           the top bid is a moon (smudge=moon, tenpoint52): made, it wins the game at once; failed, it loses it
+-- column: points_in_play what all the points of a hand are worth together: 4, 7 (ten-point with trey=off) or 10 (ten-point)
+-- column: ten_point      the 54-card deck: the off-jack and both jokers are trumps and points (tenpoint, tenpoint52)
+-- column: trey           the three of trumps is a point worth three (trey=on)
 -- column: game_to        points needed to win (points to count down from, with count_down)
 -- column: count_down     totals are kept as points still needed (sell)
 -- column: settles        finished games are settled in units (settlement=club, players alone)

@@ -13,7 +13,9 @@
 -- column: date        Date tag as a date (null when absent or partial)
 -- column: preset      the preset the game was audited under
 -- column: partnership points and scores belong to teams in this game's rule set
--- column: top_bid     the rule set's top bid when it has a name (smudge; moon in setback), else null
+-- column: top_bid     the rule set's top bid when it has a name or a special rule (smudge; moon in setback and tenpoint52), else null
+-- column: moon        the rule set's top bid is a moon (smudge=moon, tenpoint52)
+-- column: points_in_play what all the points of a hand are worth together: 4, 7 or 10 (ten-point)
 -- column: player      the player
 -- column: seat        seat in clockwise order from the first name of the Players tag, from 1
 -- column: team        the player's team in partnership presets (null elsewhere)
@@ -43,6 +45,7 @@ team_of AS (
 ),
 sided AS (
     SELECT s.*, coalesce(r.partnership, false) AS partnership, coalesce(r.settles, false) AS settles, r.top_bid,
+           coalesce(r.moon, false) AS moon, r.points_in_play,
            CASE WHEN r.partnership THEN t.team END AS team
     FROM seated AS s
     LEFT JOIN rule_sets AS r ON r.rules = s.rules
@@ -50,7 +53,7 @@ sided AS (
     LEFT JOIN (SELECT game_id, player, any_value(team) AS team FROM team_of GROUP BY ALL) AS t
         ON t.game_id = s.game_id AND t.player = s.player
 )
-SELECT d.game_id, d.game, d.event, d.date, d.preset, d.partnership, d.top_bid, d.player,
+SELECT d.game_id, d.game, d.event, d.date, d.preset, d.partnership, d.top_bid, d.moon, d.points_in_play, d.player,
        CAST(d.seat AS INTEGER) AS seat, d.team, coalesce(d.team, d.player) AS side,
        d.winner IS NOT NULL AS finished,
        coalesce(d.winner = coalesce(d.team, d.player), false) AS won,

@@ -28,12 +28,19 @@
 -- column: contract        the bid the player had to make (null unless won_auction)
 -- column: contract_made   the player's side made the contract (null unless won_auction in a played hand)
 -- column: was_set         the player won the auction, did not make the contract and the side was set back (a pitcher saved by another player's revoke is not set)
--- column: top_bid         the contract was the rule set's top bid with a name (smudge; moon in setback)
+-- column: top_bid         the contract was the rule set's top bid with a name or a special rule (smudge; moon in setback and tenpoint52)
+-- column: moon            the contract was a moon: the top bid under smudge=moon (tenpoint52)
+-- column: takeover        pitching=on: the player, the dealer, took over another player's pitch (null in batches of schema version 1)
 -- column: high            the player's side took High
 -- column: low             the player's side got Low
 -- column: jack            the player's side took the jack of trumps
+-- column: off_jack        ten-point: the player's side took the off-jack (null: no such point in the rule set)
+-- column: high_joker      ten-point: the player's side took the high joker (null: no such point)
+-- column: low_joker       ten-point: the player's side took the low joker (null: no such point)
+-- column: trey            trey=on: the player's side took the three of trumps, worth three (null: trey=off)
 -- column: game_point      the player's side won Game on count
--- column: points          points the side took: High, Low, Jack, Game (0-4)
+-- column: points          points the side took: High, Low, Jack, Game (0-4), and the ten-point points (0-10)
+-- column: points_in_play  what all the points of the hand were worth together: 4, 7 or 10 (null unless played)
 -- column: tricks          tricks the side took
 -- column: score           the side's recomputed hand score (set-backs negative, sale points included)
 -- column: set_back        points the side lost this hand to a failed contract or a revoke penalty (0 if none)
@@ -84,8 +91,12 @@ SELECT gp.game_id, gp.game, gp.event, gp.date, gp.preset, h.hand, h.status,
        coalesce(h.pitcher = gp.player AND h.contract > 0 AND h.status = 'played'
                 AND NOT h.contract_made AND hs.set_back > 0, false) AS was_set,
        coalesce(h.pitcher = gp.player AND h.contract > 0 AND h.contract = gp.top_bid, false) AS top_bid,
-       hs.high, hs.low, hs.jack, hs.game_point,
-       hs.points, hs.tricks, hs.score, hs.set_back,
+       coalesce(h.pitcher = gp.player AND h.contract > 0 AND h.contract = gp.top_bid AND gp.moon, false) AS moon,
+       -- hands.takeover is null in batches written before it was recorded
+       CASE WHEN h.takeover IS NOT NULL THEN coalesce(h.pitcher = gp.player AND h.takeover, false) END AS takeover,
+       hs.high, hs.low, hs.jack, hs.off_jack, hs.high_joker, hs.low_joker, hs.trey, hs.game_point,
+       hs.points, CASE WHEN hs.side IS NOT NULL THEN gp.points_in_play END AS points_in_play,
+       hs.tricks, hs.score, hs.set_back,
        coalesce(rv.revokes, 0) > 0 AS revoked,
        coalesce(rv.revokes, 0) AS revokes,
        coalesce(hf.n, 0) AS hand_findings,

@@ -20,12 +20,19 @@
 -- column: contract        the bid the side had to make (null unless won_auction)
 -- column: contract_made   the side made its contract (null unless won_auction in a played hand)
 -- column: was_set         the side won the auction, did not make it, and was set back
--- column: top_bid         the contract was the rule set's named top bid (smudge, moon)
+-- column: top_bid         the contract was the rule set's top bid with a name or a special rule (smudge, moon)
+-- column: moon            the contract was a moon (smudge=moon, tenpoint52)
+-- column: takeover        pitching=on: a member, the dealer, took over another player's pitch (null in batches of schema version 1)
 -- column: high            the side took High
 -- column: low             the side got Low
 -- column: jack            the side took the jack of trumps
+-- column: off_jack        ten-point: the side took the off-jack (null: no such point in the rule set)
+-- column: high_joker      ten-point: the side took the high joker (null: no such point)
+-- column: low_joker       ten-point: the side took the low joker (null: no such point)
+-- column: trey            trey=on: the side took the three of trumps (null: trey=off)
 -- column: game_point      the side won Game on count
--- column: points          points the side took (0-4)
+-- column: points          points the side took (0-4; 0-10 in ten-point)
+-- column: points_in_play  what all the points of the hand were worth together: 4, 7 or 10 (null unless played)
 -- column: tricks          tricks the side took
 -- column: score           the side's recomputed hand score
 -- column: set_back        points the side lost this hand to a failed contract or a revoke penalty
@@ -48,9 +55,14 @@ SELECT game_id,
        bool_or(contract_made) AS contract_made,
        bool_or(was_set) AS was_set,
        bool_or(top_bid) AS top_bid,
+       bool_or(moon) AS moon,
+       bool_or(takeover) AS takeover,
        -- the point and score columns are the side's, the same on every member's row
        any_value(high) AS high, any_value(low) AS low, any_value(jack) AS jack,
-       any_value(game_point) AS game_point, any_value(points) AS points, any_value(tricks) AS tricks,
+       any_value(off_jack) AS off_jack, any_value(high_joker) AS high_joker, any_value(low_joker) AS low_joker,
+       any_value(trey) AS trey,
+       any_value(game_point) AS game_point, any_value(points) AS points,
+       any_value(points_in_play) AS points_in_play, any_value(tricks) AS tricks,
        any_value(score) AS score, any_value(set_back) AS set_back,
        bool_or(revoked) AS revoked,
        sum(revokes) AS revokes,

@@ -27,15 +27,24 @@
 -- column: contract_sum     sum of the contracts over auctions_won
 -- column: contracts_made   auctions won whose contract the side made
 -- column: times_set        auctions won in which the side fell short and was set back (not when only somebody else revoked)
--- column: smudge_attempts  auctions won at the rule set's named top bid (smudge; moon in setback)
+-- column: smudge_attempts  auctions won at the rule set's top bid when it has a name or a special rule (smudge; moon in setback and tenpoint52)
 -- column: smudges_made     of those, contracts made
+-- column: moon_attempts    auctions won at a moon: the top bid under smudge=moon (tenpoint52); also counted in smudge_attempts
+-- column: moons_made       of those, contracts made
 -- column: revokes          played hands in which the player revoked at least once (R501)
 -- column: hands            side: played hands scored for the side (its hand_scores rows)
 -- column: high             side: played hands in which the side took High
 -- column: low              side: played hands in which the side got Low
 -- column: jack             side: played hands in which the side took the jack of trumps
 -- column: game_point       side: played hands in which the side won Game on count
--- column: points           side: points taken (High, Low, Jack, Game) over played hands
+-- column: ten_point_hands  side: played hands of a ten-point rule set (those whose hand_scores.off_jack is known; none in batches of schema version 1)
+-- column: off_jack         side: played hands in which the side took the off-jack
+-- column: high_joker       side: played hands in which the side took the high joker
+-- column: low_joker        side: played hands in which the side took the low joker
+-- column: trey_hands       side: played hands of a rule set with trey=on (those whose hand_scores.trey is known)
+-- column: trey             side: played hands in which the side took the three of trumps
+-- column: points           side: points taken (High, Low, Jack, Game, and the ten-point points) over played hands
+-- column: points_in_play   side: what all the points of its played hands were worth together (4, 7 or 10 a hand)
 -- column: score            side: sum of the recomputed hand scores (null: no hand had one)
 -- column: set_back         side: points lost to failed contracts and revoke penalties over played hands
 -- column: side_revokes     side: played hands in which some member of the side revoked (each hand once)
@@ -47,7 +56,7 @@ WITH g AS MATERIALIZED (
     SELECT * FROM game_players
 ),
 gp AS (
-    SELECT game_id, player, side, top_bid FROM g
+    SELECT game_id, player, side, top_bid, moon FROM g
 ),
 said AS (
     -- every recorded auction, thrown-in hands included
@@ -70,7 +79,10 @@ pitched AS (
            count(*) FILTER (WHERE NOT h.contract_made
                             AND (len(h.revokers) = 0 OR list_contains(h.revokers, gp.side))) AS times_set,
            count(*) FILTER (WHERE h.contract = gp.top_bid) AS smudge_attempts,
-           count(*) FILTER (WHERE h.contract = gp.top_bid AND h.contract_made) AS smudges_made
+           count(*) FILTER (WHERE h.contract = gp.top_bid AND h.contract_made) AS smudges_made,
+           -- from the rule set, not hands.moon, so that batches written before that column count too
+           count(*) FILTER (WHERE h.contract = gp.top_bid AND gp.moon) AS moon_attempts,
+           count(*) FILTER (WHERE h.contract = gp.top_bid AND gp.moon AND h.contract_made) AS moons_made
     FROM hands AS h
     JOIN gp ON gp.game_id = h.game_id AND gp.player = h.pitcher
     WHERE h.status = 'played' AND h.contract > 0
@@ -103,6 +115,14 @@ scored AS (
            count(*) FILTER (WHERE low) AS low,
            count(*) FILTER (WHERE jack) AS jack,
            count(*) FILTER (WHERE game_point) AS game_point,
+           -- the ten-point flags are null where the rule set has no such point (and in batches
+           -- written before they were recorded): their hands are the denominators
+           count(off_jack) AS ten_point_hands,
+           count(*) FILTER (WHERE off_jack) AS off_jack,
+           count(*) FILTER (WHERE high_joker) AS high_joker,
+           count(*) FILTER (WHERE low_joker) AS low_joker,
+           count(trey) AS trey_hands,
+           count(*) FILTER (WHERE trey) AS trey,
            sum(points) AS points,
            sum(score) AS score,
            sum(set_back) AS set_back
@@ -127,13 +147,23 @@ SELECT g.game_id, g.game, g.event, g.date, g.preset, g.player, g.side,
        CAST(coalesce(c.times_set, 0) AS INTEGER) AS times_set,
        CAST(coalesce(c.smudge_attempts, 0) AS INTEGER) AS smudge_attempts,
        CAST(coalesce(c.smudges_made, 0) AS INTEGER) AS smudges_made,
+       CAST(coalesce(c.moon_attempts, 0) AS INTEGER) AS moon_attempts,
+       CAST(coalesce(c.moons_made, 0) AS INTEGER) AS moons_made,
        CAST(coalesce(pr.revokes, 0) AS INTEGER) AS revokes,
        CAST(coalesce(sc.hands, 0) AS INTEGER) AS hands,
        CAST(coalesce(sc.high, 0) AS INTEGER) AS high,
        CAST(coalesce(sc.low, 0) AS INTEGER) AS low,
        CAST(coalesce(sc.jack, 0) AS INTEGER) AS jack,
        CAST(coalesce(sc.game_point, 0) AS INTEGER) AS game_point,
+       CAST(coalesce(sc.ten_point_hands, 0) AS INTEGER) AS ten_point_hands,
+       CAST(coalesce(sc.off_jack, 0) AS INTEGER) AS off_jack,
+       CAST(coalesce(sc.high_joker, 0) AS INTEGER) AS high_joker,
+       CAST(coalesce(sc.low_joker, 0) AS INTEGER) AS low_joker,
+       CAST(coalesce(sc.trey_hands, 0) AS INTEGER) AS trey_hands,
+       CAST(coalesce(sc.trey, 0) AS INTEGER) AS trey,
        CAST(coalesce(sc.points, 0) AS INTEGER) AS points,
+       -- the rule set's points in play, a constant per game, for every played hand of the side
+       CAST(coalesce(sc.hands, 0) * coalesce(g.points_in_play, 0) AS INTEGER) AS points_in_play,
        -- null, not 0, when no hand had a recomputed score: score_per_hand is then null too
        CAST(sc.score AS INTEGER) AS score,
        CAST(coalesce(sc.set_back, 0) AS INTEGER) AS set_back,

@@ -42,13 +42,19 @@
 -- column: contracts_made_pct  100 * contracts_made / auctions_won
 -- column: times_set           auctions won in which the side fell short and was set back
 -- column: points_set_back     points the side lost to set-backs (failed contracts and revoke penalties) over played hands
--- column: smudge_attempts     auctions won at the rule set's named top bid (smudge; moon in setback)
+-- column: smudge_attempts     auctions won at the rule set's top bid when it has a name or a special rule (smudge; moon in setback and tenpoint52)
 -- column: smudges_made        of those, contracts made
+-- column: moon_attempts       auctions won at a moon: the top bid under smudge=moon (tenpoint52); also counted in smudge_attempts
+-- column: moons_made          of those, contracts made
 -- column: high_per_100        100 * hands in which the side took High / hands
 -- column: low_per_100         100 * hands in which the side got Low / hands
 -- column: jack_per_100        100 * hands in which the side took the jack of trumps / hands
 -- column: game_per_100        100 * hands in which the side won Game / hands
--- column: points_per_hand     points taken (High, Low, Jack, Game) per played hand, before contracts and penalties
+-- column: off_jack_per_100    100 * hands in which the side took the off-jack / played hands of ten-point rule sets (null: none)
+-- column: jokers_per_100      jokers the side took (high and low, up to two a hand) per 100 played hands of ten-point rule sets (null: none)
+-- column: trey_per_100        100 * hands in which the side took the three of trumps / played hands of rule sets with trey=on (null: none)
+-- column: points_per_hand     points taken (High, Low, Jack, Game, and the ten-point points) per played hand, before contracts and penalties
+-- column: points_pct          100 * points taken / points in play over played hands (4, 7 or 10 a hand), comparable across rule sets
 -- column: score_per_hand      recomputed hand score per played hand (set-backs negative, sale points included)
 -- column: revokes             played hands in which the unit revoked at least once (R501)
 -- column: revokes_per_100     100 * revokes / hands
@@ -68,7 +74,8 @@ WITH counters AS (
     SELECT * FROM game_player_counters_live
     WHERE NOT coalesce(summaries, getvariable('auditor_summaries'), false)
 ),
-picked AS (
+-- read twice below (players, sides): computed once, so that the live view is too
+picked AS MATERIALIZED (
     SELECT *,
            CASE WHEN per = 'team' THEN side ELSE player END AS unit,
            -- the rows whose side columns count: every row per player (each member is credited
@@ -82,13 +89,9 @@ picked AS (
       AND (since IS NULL OR date >= since)
       AND (until IS NULL OR date <= until)
 ),
-totals AS (
+-- the player columns add up over every picked row (per team: over a side's members)
+players AS (
     SELECT unit,
-           count(*) FILTER (WHERE lead) AS games,
-           count(*) FILTER (WHERE lead AND finished) AS games_finished,
-           count(*) FILTER (WHERE lead AND won) AS games_won,
-           sum(settlement) FILTER (WHERE lead) AS settlement,
-           -- the player columns add up over a side's members
            sum(bid_turns) AS bid_turns,
            sum(bids) AS bids,
            sum(auctions_won) AS auctions_won,
@@ -97,20 +100,45 @@ totals AS (
            sum(times_set) AS times_set,
            sum(smudge_attempts) AS smudge_attempts,
            sum(smudges_made) AS smudges_made,
-           -- a hand in which two partners revoked counts once for the side
-           sum(CASE WHEN per = 'team' THEN side_revokes ELSE revokes END) FILTER (WHERE lead) AS revokes,
-           sum(hands) FILTER (WHERE lead) AS hands,
-           sum(high) FILTER (WHERE lead) AS high,
-           sum(low) FILTER (WHERE lead) AS low,
-           sum(jack) FILTER (WHERE lead) AS jack,
-           sum(game_point) FILTER (WHERE lead) AS game_point,
-           sum(points) FILTER (WHERE lead) AS points,
-           sum(score) FILTER (WHERE lead) AS score,
-           sum(set_back) FILTER (WHERE lead) AS points_set_back,
-           sum(scoring_errors) FILTER (WHERE lead) AS scoring_errors
+           sum(moon_attempts) AS moon_attempts,
+           sum(moons_made) AS moons_made
     FROM picked
     GROUP BY unit
+),
+-- the side columns over the lead rows only. Two aggregations, not one with a FILTER (WHERE lead)
+-- on each side column: DuckDB filters every such aggregate apart, which costs more than both.
+-- Every unit has lead rows (each side has one per game), so the join loses none.
+sides AS (
+    SELECT unit,
+           count(*) AS games,
+           count(*) FILTER (WHERE finished) AS games_finished,
+           count(*) FILTER (WHERE won) AS games_won,
+           sum(settlement) AS settlement,
+           -- a hand in which two partners revoked counts once for the side
+           sum(CASE WHEN per = 'team' THEN side_revokes ELSE revokes END) AS revokes,
+           sum(hands) AS hands,
+           sum(high) AS high,
+           sum(low) AS low,
+           sum(jack) AS jack,
+           sum(game_point) AS game_point,
+           sum(ten_point_hands) AS ten_point_hands,
+           sum(off_jack) AS off_jack,
+           sum(high_joker + low_joker) AS jokers,
+           sum(trey_hands) AS trey_hands,
+           sum(trey) AS trey,
+           sum(points) AS points,
+           sum(points_in_play) AS points_in_play,
+           sum(score) AS score,
+           sum(set_back) AS points_set_back,
+           sum(scoring_errors) AS scoring_errors
+    FROM picked
+    WHERE lead
+    GROUP BY unit
+),
+totals AS (
+    SELECT * FROM sides JOIN players USING (unit)
 )
+
 SELECT unit,
        games,
        games_finished,
@@ -128,11 +156,17 @@ SELECT unit,
        CAST(points_set_back AS BIGINT) AS points_set_back,
        CAST(smudge_attempts AS BIGINT) AS smudge_attempts,
        CAST(smudges_made AS BIGINT) AS smudges_made,
+       CAST(moon_attempts AS BIGINT) AS moon_attempts,
+       CAST(moons_made AS BIGINT) AS moons_made,
        round(100 * high / nullif(hands, 0)::DOUBLE, 2) AS high_per_100,
        round(100 * low / nullif(hands, 0)::DOUBLE, 2) AS low_per_100,
        round(100 * jack / nullif(hands, 0)::DOUBLE, 2) AS jack_per_100,
        round(100 * game_point / nullif(hands, 0)::DOUBLE, 2) AS game_per_100,
+       round(100 * off_jack / nullif(ten_point_hands, 0)::DOUBLE, 2) AS off_jack_per_100,
+       round(100 * jokers / nullif(ten_point_hands, 0)::DOUBLE, 2) AS jokers_per_100,
+       round(100 * trey / nullif(trey_hands, 0)::DOUBLE, 2) AS trey_per_100,
        round(points / nullif(hands, 0)::DOUBLE, 2) AS points_per_hand,
+       round(100 * points / nullif(points_in_play, 0)::DOUBLE, 2) AS points_pct,
        round(score / nullif(hands, 0)::DOUBLE, 2) AS score_per_hand,
        CAST(revokes AS BIGINT) AS revokes,
        round(100 * revokes / nullif(hands, 0)::DOUBLE, 2) AS revokes_per_100,
