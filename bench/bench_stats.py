@@ -111,7 +111,7 @@ def replicate(src: Path, copies: int) -> Path:
                     f = gen / f"batch={batch}" / f"{t}.parquet"
                     if f.exists():
                         con.execute(f"COPY (SELECT * REPLACE (game_id || '-{i}' AS game_id) FROM "
-                                    f"read_parquet('{f}')) TO '{out / (t + '.parquet')}' "
+                                    f"read_parquet('{f}', hive_partitioning = false)) TO '{out / (t + '.parquet')}' "
                                     "(FORMAT parquet, COMPRESSION zstd)")
                 new[bid] = dict(entry)
         publish(root, new)
