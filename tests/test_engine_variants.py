@@ -36,8 +36,7 @@ def test_clean_simulated_games_of_every_variation_give_no_findings(preset, keys,
     games, _ = parse_text(text)
     records = [h for g in games for h in g.hands]
     if preset.startswith("tenpoint"):  # the ten-point features were really exercised
-        assert sum("JK" in "".join(str(p.card) for p in t.plays) or any(p.card >= 52 for p in t.plays)
-                   for h in records for t in h.tricks) > 5
+        assert sum(any(p.card >= 52 for p in t.plays) for h in records for t in h.tricks) > 5  # jokers played
         assert any(h.made and max(h.made.values()) > 4 for h in hands)
         assert all(h.widow and h.exchanges for h in records if h.tricks)
     if preset == "tenpoint52":  # players drop out: tricks with fewer cards than players
