@@ -83,7 +83,8 @@ class PreparedHand:
     dealt: list[int] = field(default_factory=list)  # bit mask per seat, 0 = not recorded
     exchanged: bool = False  # ``dealt`` holds the hands after a discard and draw
     takeover: bool = False  # pitching: the dealer took over a pitch
-    pitch_suit: int = -1  # pitching: the suit written with the winning pitch
+    pitch_suits: dict[int, int] = field(default_factory=dict)  # pitching: seat -> suit written with its pitch
+    pitched_by: int = -1  # pitching: the seat whose pitch only the dealer could take over
     playable: bool = True  # complete and consistent enough to recompute the score
     findings: list[Finding] = field(default_factory=list)
 
@@ -201,6 +202,7 @@ def _auction(h: Hand, seats: _Seats, rules: Rules, dealer: int, prep: PreparedHa
              seats.name(missing[0]), expected=names, recorded="nothing")
     high, high_seat = 0, -1
     pitched = -1  # pitching: the seat whose pitch stands (only the dealer may take over)
+    out_of_range: list[tuple[int, int]] = []  # (seat, number) of numeric bids outside the range
     for seat, b in first_time:
         if b.word == "pass":
             continue
@@ -214,13 +216,17 @@ def _auction(h: Hand, seats: _Seats, rules: Rules, dealer: int, prep: PreparedHa
                  b.column, b.player, expected=f"{rules.min_bid}-{rules.top_bid}", recorded=b.word)
             continue
         value = PITCH_VALUE if is_pitch else rules.bid_value(b.word)
+        if is_pitch and len(b.word) > 6:
+            prep.pitch_suits[seat] = SUITS.index(b.word[-1])
+        if value is not None and rules.min_bid <= value <= rules.top_bid:
+            prep.bid_of[seat] = value  # a bid in range: the table may have let it stand (judged as played)
         if pitched >= 0 and value is not None:
             if seat != dealer:
                 find("A309", f"{b.player} bids after {seats.name(pitched)}'s pitch: then only the dealer "
                      f"{seats.name(dealer)} may take over", b.column, b.player, expected="pass", recorded=b.word)
                 continue
-            same = is_pitch and len(b.word) > 6 and prep.pitch_suit >= 0 and SUITS.index(b.word[-1]) == \
-                prep.pitch_suit
+            same = is_pitch and prep.pitch_suits.get(seat, -1) >= 0 and \
+                prep.pitch_suits.get(seat) == prep.pitch_suits.get(pitched)
             if (is_pitch and same) or (not is_pitch and value != rules.top_bid):
                 find("A309", f"the dealer {b.player} takes over {seats.name(pitched)}'s pitch with {b.word!r}: a "
                      "takeover is a pitch in a new suit or a smudge", b.column, b.player,
@@ -228,8 +234,6 @@ def _auction(h: Hand, seats: _Seats, rules: Rules, dealer: int, prep: PreparedHa
                 continue
             prep.takeover = True
             high, high_seat = value, seat
-            prep.bid_of[seat] = value
-            prep.pitch_suit = SUITS.index(b.word[-1]) if is_pitch and len(b.word) > 6 else -1
             continue
         if is_pitch and value <= high:
             find("A303", f"{b.player} pitches (worth {value}) over a standing bid of {high} by "
@@ -237,15 +241,15 @@ def _auction(h: Hand, seats: _Seats, rules: Rules, dealer: int, prep: PreparedHa
                  expected=f"a standing bid below {value}", recorded=b.word)
             continue
         if is_pitch:
-            pitched = seat if seat != dealer else -1
-            prep.pitch_suit = SUITS.index(b.word[-1]) if len(b.word) > 6 else -1
+            pitched = prep.pitched_by = seat if seat != dealer else -1
         if value is None or not rules.min_bid <= value <= rules.top_bid:
             words = f", {'/'.join(rules.top_bid_words)}" if rules.top_bid_words else ""
             find("A304", f"{b.player} bids {b.word!r}: {rules.preset} bids run from {rules.min_bid} to "
                  f"{rules.top_bid}{words}", b.column, b.player, expected=f"{rules.min_bid}-{rules.top_bid}",
                  recorded=b.word)
+            if b.word.isdigit() and int(b.word) > 0:
+                out_of_range.append((seat, int(b.word)))
             continue
-        prep.bid_of[seat] = value
         is_dealer = seat == dealer and rules.auction != "sell"
         if value > high:
             high, high_seat = value, seat
@@ -263,6 +267,10 @@ def _auction(h: Hand, seats: _Seats, rules: Rules, dealer: int, prep: PreparedHa
         else:
             find("A303", f"{b.player} bids {value}, not higher than the standing bid of {high} by "
                  f"{seats.name(high_seat)}", b.column, b.player, expected=f"more than {high}", recorded=str(value))
+    if high_seat < 0 and out_of_range and rules.auction != "sell":
+        # nobody made a bid in range, but someone bid a number (already an A304): the table let it stand
+        high_seat, high = max(out_of_range, key=lambda sv: (sv[1], sv[0] == dealer))
+        prep.bid_of[high_seat] = high
     prep.high_bid = high
     has_tricks = bool(h.tricks)
     if rules.auction == "sell":
@@ -359,6 +367,7 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Seq
     def take(c: int, who: str, line: int, col: int, what: str) -> None:
         if c >= JOKER_HIGH and not rules.ten_point:
             find("D203", f"{CARD_NAMES[c]} is not in the {deck} deck of {rules.preset}", line, col, subject=who)
+            seen[c] = who  # reported once, here
         elif c in seen:
             find("D201", f"{CARD_NAMES[c]} is {what} twice (to {seen[c]} and to {who})", line, col, subject=who)
         else:
@@ -430,10 +439,6 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Seq
                      "a `trump` line", first.line, first.plays[0].column, trick=1)
             prep.trump = -1
             prep.playable = False
-    if prep.pitch_suit >= 0 and prep.trump >= 0 and prep.pitch_suit != prep.trump:
-        find("P404", f"{seats.name(prep.pitcher)} pitched {suit_name(prep.pitch_suit)} on the bids line, but "
-             f"trump is {suit_name(prep.trump)}", first.line, first.plays[0].column if first.plays else 1, trick=1,
-             expected=SUITS[prep.pitch_suit], recorded=SUITS[prep.trump])
     trump_mask = effective_suit_mask(prep.trump, prep.trump, tp) if prep.trump >= 0 else 0
     if rules.draw or rules.deal_size_for(n) > rules.hand_size:
         _exchange(h, seats, rules, prep, seen, find, trump_mask)
@@ -488,6 +493,7 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Seq
             leader = prep.pitcher = row_seats[0]
             prep.contract = prep.bid_of[leader]
             prep.top_bid = prep.contract == rules.top_bid and rules.smudge != "none"
+            prep.takeover = leader == dealer and 0 <= prep.pitched_by != dealer  # the dealer over a pitch
         if leader >= 0 and row_seats[0] != leader and not t.unreadable:
             if ti == 0:
                 if prep.contract > 0 or prep.seller >= 0:
@@ -501,8 +507,8 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Seq
                          plays[0].column, 1, who, expected=seats.name(leader), recorded=who)
             else:
                 why = (f"{seats.name(leader)} won trick {t.number - 1} and leads next" if leader == last_winner else
-                       f"{seats.name(last_winner)} won trick {t.number - 1} but holds no trump, so the lead passes "
-                       f"left to {seats.name(leader)}")
+                       f"{seats.name(leader)} leads it: {seats.name(last_winner)} won trick {t.number - 1} and holds "
+                       "no trump, so the lead passes left")
                 find("P401", f"{who} leads trick {t.number}, but {why}", t.line, plays[0].column,
                      t.number, who, expected=seats.name(leader), recorded=who)
         absent: list[int] = []
@@ -545,10 +551,12 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Seq
         if t.unreadable:
             prep.playable = False  # an unreadable card (E103): the hand cannot be recomputed, say no more
         cards = [p.card for p in plays]
-        for p, c, s in zip(plays, cards, row_seats):
+        set_aside: list[int] = []  # cards from players who have dropped out (P407): they take no part
+        for pos, (p, c, s) in enumerate(zip(plays, cards, row_seats)):
             if c >= JOKER_HIGH and not tp:
-                find("D203", f"{CARD_NAMES[c]} is not in the 52-card deck of {rules.preset}", t.line, p.column,
-                     t.number, seats.name(s))
+                if seen.get(c) is None:  # not already reported on the deal line
+                    find("D203", f"{CARD_NAMES[c]} is not in the 52-card deck of {rules.preset}", t.line, p.column,
+                         t.number, seats.name(s))
                 prep.playable = False
             elif c in played_at:
                 where = played_at[c]
@@ -568,23 +576,34 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Seq
                     holds = trumps_left[s] > 0 if trumps_left[s] >= 0 else any((trump_mask >> x) & 1 for x in later)
                     if not holds:  # holding a trump, it is a revoke (R501); without one, the player is out
                         find("P407", f"{seats.name(s)} plays {CARD_NAMES[c]} to trick {t.number} holding no trump: "
-                             "only trumps may be played, and a player without one drops out of the hand's play",
+                             "only trumps may be played, and a player without one drops out of the hand's play "
+                             "(the card is set aside: it takes no trick and counts for nothing)",
                              t.line, p.column, t.number, seats.name(s), expected="no card (dropped out)",
                              recorded=CARD_NAMES[c])
+                        set_aside.append(pos)
             if trumps_left and s < n and trumps_left[s] > 0 and (trump_mask >> c) & 1:
                 trumps_left[s] -= 1
             count_by_seat[s] += 1
+        cols = [p.column for p in plays]
+        if set_aside:
+            keep = [i for i in range(len(plays)) if i not in set_aside]
+            cards, row_seats, cols = [cards[i] for i in keep], [row_seats[i] for i in keep], [cols[i] for i in keep]
         prep.cards.append(cards)
         prep.seats.append(row_seats)
         prep.trick_lines.append(t.line)
-        prep.play_cols.append([p.column for p in plays])
+        prep.play_cols.append(cols)
 
         # after a broken trick (unreadable card, a card played twice, cards missing) its winner is not
         # known for sure: the next trick's record says who led
         broken = t.unreadable or bool(absent) or (not rules.trumps_only and len(plays) != n) or any(
             f.trick == t.number and f.code in ("D201", "D203") for f in prep.findings)
-        last_winner = row_seats[trick_winner_pos(cards, prep.trump, tp)]
+        last_winner = row_seats[trick_winner_pos(cards, prep.trump, tp)] if cards else leader
         leader = -1 if broken or prep.trump < 0 else last_winner  # trump unknown: who won is unknown too
+    pitched_suit = prep.pitch_suits.get(prep.pitcher, -1)  # the pitcher as judged, after the first lead
+    if pitched_suit >= 0 and prep.trump >= 0 and pitched_suit != prep.trump:
+        find("P404", f"{seats.name(prep.pitcher)} pitched {suit_name(pitched_suit)} on the bids line, but "
+             f"trump is {suit_name(prep.trump)}", tricks[0].line, tricks[0].plays[0].column if tricks[0].plays else 1,
+             trick=1, expected=SUITS[pitched_suit], recorded=SUITS[prep.trump])
     if free_first and prep.cards and effective_suit(prep.cards[0][0], prep.trump, tp) != prep.trump:
         for pos, (c, seat) in enumerate(zip(prep.cards[0], prep.seats[0])):
             if pos and (trump_mask >> c) & 1 and held_before(prep, seat, 0) & ~trump_mask:
@@ -646,9 +665,11 @@ def _exchange(h: Hand, seats: _Seats, rules: Rules, prep: PreparedHand, dealt_to
         stock = None
     drawn = [0] * n
     before_draw = [-1] * n  # cards held when a player's first draw began
+    own_line: dict[int, int] = {}  # each player's last discard or draw line: where their hand is judged
     for x in h.exchanges:
         who = x.holding.player
         seat = seats.index[who]
+        own_line[seat] = x.line
         cols = x.holding.columns or (x.holding.column,) * len(x.holding.cards)
         thrown_trumps = []
         if x.kind == "draw":
@@ -696,16 +717,17 @@ def _exchange(h: Hand, seats: _Seats, rules: Rules, prep: PreparedHand, dealt_to
         if not k:
             continue
         who = seats.name(seat)
+        at = own_line.get(seat, h.deal.line if h.deal else last)
         kept = as_dealt[seat] & ~trump_mask & prep.dealt[seat]
         if rules.discard == "all-non-trumps" and kept:
             find("D206", f"{who} keeps {' '.join(CARD_NAMES[c] for c in cards_of(kept))}: after trump is named every "
-                 "non-trump dealt is thrown", last, 1, subject=who, expected="no card that is not a trump",
+                 "non-trump dealt is thrown", at, 1, subject=who, expected="no card that is not a trump",
                  recorded=" ".join(CARD_NAMES[c] for c in cards_of(kept)))
         held = prep.dealt[seat].bit_count()
         if held > size or (held < size and not ran_out):
             refill = "the dealer refills every hand to" if rules.draw else "everyone discards down to"
             find("D206", f"{who} holds {held} cards after the discard{' and draw' if rules.draw else ''}: "
-                 f"{refill} {size}", last, 1, subject=who, expected=str(size), recorded=str(held))
+                 f"{refill} {size}", at, 1, subject=who, expected=str(size), recorded=str(held))
     if rules.leftover == "bidder" and stock and prep.pitcher >= 0 and h.exchanges:
         bidder = seats.name(prep.pitcher)
         rest = " ".join(CARD_NAMES[c] for c in sorted(stock))
@@ -950,6 +972,7 @@ class HandScore:
     awards: list[tuple[str, str | None, int, str]] = field(default_factory=list)  # point, side, worth, why
     top_word: str = "smudge"  # what the table calls the top bid
     takeover: bool = False  # pitching: the dealer took over a pitch
+    moon_from: int | None = None  # a made moon: the sheet's total it jumped from
 
     def held(self, player: str, trick: int) -> list[int]:
         """The cards ``player`` held as trick ``trick`` (1-based) began; trick 1 gives the hand as dealt
@@ -971,6 +994,9 @@ class HandScore:
                     verdict = "fell short, but cannot be set: another player revoked"
                 top = f" ({self.top_word})" if self.smudge else ""
                 top += ", taking over a pitch" if self.takeover else ""
+                if self.moon_from is not None:
+                    verdict += f": the score jumps from the sheet's total {self.moon_from} to " \
+                        f"{self.moon_from + self.score.get(self.pitcher_side, 0)}"
                 parts.append(f"{self.pitcher} bid {self.contract}{top} and {verdict}")
             else:
                 parts.append(f"{self.pitcher} pitched with no contract")
@@ -1128,13 +1154,18 @@ def _broken_rule(rules: Rules, prep: PreparedHand, t: int, pos: int, could: str)
     if rules.trumps_only:
         return "only trumps may be played, and a player holding one must play it", f"a trump ({could})"
     void = not held_before(prep, prep.seats[t][pos], t) & effective_suit_mask(led, prep.trump, tp)
-    suit = "trumps" if led == prep.trump else suit_name(led)
+    # the ten-point deck's extra trumps, named where they are what the player should have played
+    extra = [c for c in could.split() if tp and c in (CARD_NAMES[off_jack(prep.trump)], "JKH", "JKL")]
+    note = f" ({', '.join(extra)} {'is a trump' if len(extra) == 1 else 'are trumps'} here)" if extra else ""
     if void:
-        return (f"under {rules.follow} a player without {suit} must play a trump when able",
+        return (f"under {rules.follow} a player without {suit_name(led)} must play a trump when able{note}",
                 f"a trump ({could})")
+    if led == prep.trump:
+        return f"on a trump lead a player holding a trump must play one{note}", could
     if rules.follow == "follow-or-trump":
-        return f"under {rules.follow} a player holding {suit} must follow suit or trump", f"{could} or a trump"
-    return f"under {rules.follow} a player holding {suit} must follow suit", could
+        return (f"under {rules.follow} a player holding {suit_name(led)} must follow suit or trump{note}",
+                f"{could} or a trump")
+    return f"under {rules.follow} a player holding {suit_name(led)} must follow suit{note}", could
 
 
 def _going_out(hs: HandScore, rules: Rules, before: dict[str, int], after: dict[str, int]) -> str | None:
@@ -1205,13 +1236,18 @@ def score_game(game: Game, rules: Rules, seats: _Seats, preps: list[PreparedHand
                     src, call.line, call.column, game.name, h.number, call.trick, call.player,
                     expected="a revoke in the record", recorded="no revoke"))
         before = dict(total)
-        if rules.smudge == "moon" and hs.smudge and hs.contract_made and hs.pitcher_side is not None:
-            # shooting the moon made: the score jumps to the target, or to 0 from below zero
-            start = before[hs.pitcher_side]
-            hs.score[hs.pitcher_side] = (rules.game - start) if start >= 0 else -start
+        moon = rules.smudge == "moon" and hs.smudge and hs.contract_made and hs.pitcher_side is not None
+        if moon:
+            # shooting the moon made: the score jumps to the target, or to 0 from below zero.  The keeper
+            # writes what takes the sheet's total there, so a slip in an earlier total stays its own finding
+            side = hs.pitcher_side
+            hs.moon_from = sheet[side] if sheet is not None else before[side]
+            hs.score[side] = (rules.game if hs.moon_from >= 0 else 0) - hs.moon_from
         if hs.scored:
             for s in sides:
                 total[s] += hs.score.get(s, 0)
+            if moon:
+                total[side] = rules.game if before[side] >= 0 else 0
         elif h.score is not None:  # cannot recompute: carry the sheet's figure so later hands stand alone
             rec = h.score.as_dict()
             for s in sides:

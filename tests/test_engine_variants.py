@@ -237,3 +237,52 @@ def test_after_a_pitch_only_the_dealer_takes_over_with_a_new_suit_or_a_smudge(bi
 def test_pitching_off_makes_a_pitch_no_bid():
     _, findings = audit(PITCHING.replace(" pitching=on double_loss=on", ""))
     assert [f.code for f in findings if f.code.startswith("A")][:2] == ["A304", "A304"]
+
+
+def test_a_takeover_by_a_number_is_one_a309_and_the_hand_is_judged_as_played():
+    # Dee (dealer) takes Bob's pitch over with a plain 4 and pitches spades: one A309, no A307;
+    # the hand is scored with Dee's 4 as the contract (EW make 2: set back 8 with double_loss)
+    text = PITCHING.replace("Ann pass, Bob pitch H, Cal pass, Dee pitch S", "Ann pass, Bob pitch H, Cal pass, Dee 4")
+    results, findings = audit(text)
+    assert [(f.code, f.subject) for f in findings] == [("A309", "Dee")]
+    hs = results[0].hands[0]
+    assert hs.pitcher == "Dee" and hs.contract == 4
+
+
+def test_a_card_from_a_dropped_out_player_counts_for_nothing():
+    # Bob, out, throws the 10 of diamonds into trick 5: P407, and its 10 counts for nobody's Game
+    results, findings = audit(MOON_MADE.replace("5. Ann:TS", "5. Ann:TS Bob:TD"))
+    assert [f.code for f in findings] == ["P407"]
+    assert results[0].hands[0].counts == {"NS": 21, "EW": 0}
+
+
+def test_a_moon_is_scored_from_the_sheets_total_so_an_earlier_slip_is_not_repeated():
+    # hand 1: EW (Dee) bid 4 and take High, the trey and Game (5); NS take Low (Ann's 2S): 1.  NS's total is
+    # written one too high (S602).  Hand 2's moon is written from that total: 52 - 2 = 50, which is right.
+    text = T52 + """hand 1
+dealer Cal
+bids Dee 4, Ann pass, Bob pass, Cal pass
+trump S
+1. Dee:AS Ann:2S Bob:3S Cal:4S
+2. Dee:KS Ann:5S Bob:6S Cal:7S
+score NS 1, EW 5
+total NS 2, EW 5
+""" + MOON_MADE.split("\n\n", 1)[1].replace("hand 1", "hand 2").replace(
+        "score NS 52, EW 0\ntotal NS 52, EW 0", "score NS 50, EW 0\ntotal NS 52, EW 5")
+    results, findings = audit(text)
+    assert [(f.code, f.line) for f in findings] == [("S602", 12)]
+    assert results[0].winner == "NS"
+
+
+def test_a_bid_below_the_minimum_with_nobody_else_bidding_stands_as_one_a304():
+    text = MOON_MADE.replace("bids Ann moon, Bob pass, Cal pass, Dee pass", "bids Ann 3, Bob pass, Cal pass, Dee pass")
+    results, findings = audit(text.replace("score NS 52, EW 0\ntotal NS 52, EW 0\nwinner NS\n", ""))
+    assert [(f.code, f.subject) for f in findings] == [("A304", "Ann")]
+    assert results[0].hands[0].contract == 3
+
+
+def test_a_pitch_in_one_suit_and_a_lead_in_another_is_p404():
+    text = PITCHING.replace("Dee pitch S", "Dee pitch H").replace("Bob pitch H", "Bob pitch D")
+    _, findings = audit(text)
+    assert [(f.code, f.line) for f in findings] == [("P404", 8)]
+    assert "Dee pitched hearts on the bids line, but trump is spades" in findings[0].message
