@@ -360,6 +360,7 @@ class TaskResult:
     findings: list[tuple[str | None, Finding]] = field(default_factory=list)  # (game key, finding)
     hands: int = 0
     cards: int = 0
+    unscored: int = 0  # hands with tricks whose score could not be recomputed
     bytes: int = 0
     results: list[GameResult] = field(default_factory=list)
 
@@ -386,6 +387,7 @@ def run_task(chunks: list[Chunk], override: str = "", staging: str | None = None
             add_game(rows, res, key, pf, now)
             out.findings.extend((key, f) for f in (*pf, *res.findings))
             out.cards += res.cards_played
+            out.unscored += sum(1 for hs in res.hands if hs.status == "unplayable")
             if keep_results:
                 out.results.append(res)
         if writer is not None:
@@ -471,6 +473,7 @@ class ImportStats:
     games_skipped: int = 0
     hands: int = 0
     cards: int = 0
+    unscored: int = 0  # hands whose score could not be recomputed (see the findings on them)
     batches: int = 0
     generation: int = 0
     findings_stored: int = 0
@@ -592,6 +595,7 @@ def _collect(stats: ImportStats, results: Iterator[TaskResult], known: set[str],
         stats.games += len(res.game_ids)
         stats.hands += res.hands
         stats.cards += res.cards
+        stats.unscored += res.unscored
         if staging is None:  # auditing only: every copy of a game is reported where it stands
             stats.games_new += len(res.game_ids)
             stats.findings.extend(f for _, f in res.findings)

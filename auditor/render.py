@@ -173,11 +173,14 @@ def print_findings(findings: Iterable[Finding], console: Console) -> None:
         console.print("  " + format_text(f), markup=False, highlight=False, soft_wrap=True)
 
 
-def summary_lines(games: int, hands: int, cards: int, findings: Sequence[Finding]) -> list[str]:
-    """The closing summary of an audit."""
+def summary_lines(games: int, hands: int, cards: int, findings: Sequence[Finding], unscored: int = 0) -> list[str]:
+    """The closing summary of an audit; ``unscored`` hands could not be recomputed, so their scores went unchecked."""
     counts = by_code(findings)
     lines = [f"audited {games} game{'s' * (games != 1)}, {hands} hand{'s' * (hands != 1)}, "
              f"{cards} card{'s' * (cards != 1)} played: {len(findings)} finding{'s' * (len(findings) != 1)}"]
+    if unscored:
+        lines.append(f"  {unscored} hand{'s' * (unscored != 1)} could not be recomputed: scores not checked "
+                     "(see the findings)")
     if counts:
         lines.append("  " + ", ".join(f"{c} {n}" for c, n in sorted(counts.items())))
     return lines

@@ -138,3 +138,13 @@ def test_compact_command(tmp_path, example_file):
     invoke("import", example_file, "--out", tmp_path / "ds")
     r = invoke("compact", tmp_path / "ds")
     assert r.exit_code == 0 and "1 batch(es) merged into 1" in r.stderr
+
+
+def test_audit_summary_says_when_a_hand_could_not_be_recomputed(tmp_path):
+    p = tmp_path / "typo.pitch"
+    p.write_text(NOTATION_EXAMPLE.replace("Dee:KS", "Dee:KX"), encoding="utf-8")
+    r = invoke("audit", p)
+    assert r.exit_code == 1 and "E103" in r.stdout
+    assert "1 hand could not be recomputed: scores not checked" in " ".join(r.stderr.split())
+    r = invoke("audit", tmp_path / ".." / p.parent.name / "typo.pitch", "--select", "S6")
+    assert r.exit_code == 0 and "1 hand could not be recomputed" in " ".join(r.stderr.split())

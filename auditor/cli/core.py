@@ -126,7 +126,7 @@ def audit(
     else:
         con = stdout_console()
         print_findings(found, con)
-        for line in summary_lines(stats.games, stats.hands, stats.cards, found):
+        for line in summary_lines(stats.games, stats.hands, stats.cards, found, stats.unscored):
             stderr_console().print(line, markup=False)
     if missing:
         for f in missing:
