@@ -26,7 +26,7 @@ from functools import lru_cache
 import numpy as np
 
 from .cards import (CARD_COUNT, CARD_NAMES, JOKER_HIGH, JOKER_LOW, SUITS, cards_of, effective_suit, effective_suit_mask,
-                    off_jack, parse_card, rank_of, suit_name, suit_of, trump_strength)
+                    off_jack, parse_card, rank_of, suit_name, suit_of, trump_strength)  # noqa: F401 (doctests)
 from .notation import Finding, Game, Hand
 from .rules import Rules, RulesError, parse_rules, with_overrides
 

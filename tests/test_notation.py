@@ -9,7 +9,6 @@ from dataclasses import replace
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from auditor.cards import CARD_NAMES
 from auditor.notation import (Bid, Bids, Deal, Exchange, Game, Hand, Holding, Marker, Named, Note, Play,
                               RevokeCall, ScoreEntry, ScoreLine, Tag, Trick, TrumpLine, Widow, parse_file,
                               parse_stream, parse_text, strip_positions, write_game, write_games)
