@@ -481,6 +481,10 @@ def contract_text(view: HandView, layout: Layout = Layout()) -> Text:
         t.append(f" and must make {hs.contract}." if hs.contract else " with nothing to make.")
         return t
     if hs.contract:
+        if hs.takeover:
+            double = "; if set, the side loses double" if rules.double_loss else ""
+            return Text.assemble(Text(hs.pitcher, style="bold"), f", the dealer, takes over the pitch: contract "
+                                 f"{hs.contract}{top}{double}.")
         return Text.assemble(Text(hs.pitcher, style="bold"), f" pitches: contract {hs.contract}{top}.")
     return Text.assemble(Text(hs.pitcher, style="bold"), " pitches with no contract (nobody bid).")
 
@@ -759,7 +763,9 @@ def points_lines(view: HandView, layout: Layout = Layout()) -> list[RenderableTy
             head.append(f": a pitcher cannot be set in a hand where someone else revoked; scores {made}.")
         else:
             head.append("set", style="bold red")
-            head.append(f", goes back {hs.contract}.")
+            back = -hs.score.get(side, 0)
+            head.append(f", goes back {back}" + (" (double: the dealer took over a pitch)." if back == 2 * hs.contract
+                                                   and hs.takeover else "."))
         out.append(head)
     elif hs.pitcher:
         out.append(Text.assemble(("Contract: ", "bold"), f"none: {hs.pitcher} pitched with nothing to make."))

@@ -553,3 +553,26 @@ def test_revoke_help_under_trumps_only_names_the_trumps_held():
     assert [(f.trick, f.subject) for f in r501] == [(1, "Bob")]
     lines = plain_lines(show(render_hand(build_hand_view(game, result, 1)), 120))
     assert any("Bob held" in x and "JKH" in x and "only trumps may be played" in x for x in lines)
+
+
+def test_a_dealer_takeover_and_its_double_loss_are_spelt_out():
+    text = """[Rules "partnership pitching=on double_loss=on"]
+[Players "Ann Bob Cal Dee"]
+[Teams "NS: Ann Cal; EW: Bob Dee"]
+
+hand 1
+dealer Dee
+bids Ann pass, Bob pitch H, Cal pass, Dee pitch S
+1. Dee:AS Ann:2S Bob:3S Cal:4S
+2. Dee:KS Ann:5S Bob:6S Cal:7S
+3. Dee:2H Ann:AH Bob:KH Cal:QH
+4. Ann:2D Bob:3D Cal:4D Dee:5D
+5. Dee:2C Ann:3C Bob:4C Cal:5C
+6. Cal:6D Dee:7D Ann:8D Bob:9D
+score NS 1, EW -8
+"""
+    game, result, _ = game_of(text)
+    out = " ".join(show(render_hand(build_hand_view(game, result, 1)), 100).split())
+    assert "Bids: Ann pass · Bob pitch H · Cal pass · Dee pitch S" in out
+    assert "Dee, the dealer, takes over the pitch: contract 4; if set, the side loses double." in out
+    assert "bid 4, made 2: set, goes back 8 (double: the dealer took over a pitch)." in out
