@@ -757,7 +757,9 @@ def points_lines(view: HandView, layout: Layout = Layout()) -> list[RenderableTy
             head.append(": the revoke penalty below replaces the contract.")
         elif hs.contract_made:
             head.append("made it", style="bold green")
-            head.append(f", scores {hs.score.get(side, 0)}.")
+            jump = (f": shooting the moon, the score jumps from {hs.moon_from} to "
+                    f"{hs.moon_from + hs.score.get(side, 0)}" if hs.moon_from is not None else "")
+            head.append(f", scores {hs.score.get(side, 0)}{jump}.")
         elif side not in hs.revokers and hs.revokers:
             head.append("short, but not set", style="bold yellow")
             head.append(f": a pitcher cannot be set in a hand where someone else revoked; scores {made}.")

@@ -576,3 +576,24 @@ score NS 1, EW -8
     assert "Bids: Ann pass · Bob pitch H · Cal pass · Dee pitch S" in out
     assert "Dee, the dealer, takes over the pitch: contract 4; if set, the side loses double." in out
     assert "bid 4, made 2: set, goes back 8 (double: the dealer took over a pitch)." in out
+
+
+def test_a_made_and_a_failed_moon_are_spelt_out():
+    head = '[Rules "tenpoint52"]\n[Players "Ann Bob Cal Dee"]\n[Teams "NS: Ann Cal; EW: Bob Dee"]\n\n'
+    hand = """hand 1
+dealer Dee
+bids Ann moon, Bob pass, Cal pass, Dee pass
+trump S
+1. Ann:AS Bob:JKL Cal:2S Dee:4S
+2. Ann:KS Bob:JKH Cal:3S Dee:5S
+3. Ann:QS Bob:6S Cal:JS
+4. Ann:JC Bob:7S
+5. Ann:TS
+"""
+    game, result, _ = game_of(head + hand + "score NS 52, EW 0\n")
+    out = " ".join(show(render_hand(build_hand_view(game, result, 1)), 100).split())
+    assert "bid 10 (moon), made 10: made it, scores 52: shooting the moon, the score jumps from 0 to 52." in out
+    game, result, _ = game_of(head + hand.replace("Cal:2S Dee:4S", "Cal:4S Dee:2S") + "score NS -10, EW 1\n")
+    out = " ".join(show(render_hand(build_hand_view(game, result, 1)), 100).split())
+    assert "bid 10 (moon), made 9: set, goes back 10." in out
+    assert "NS shot the moon and failed, so EW win the game." in out
