@@ -15,6 +15,7 @@ from auditor.replay import (Layout, build_hand_view, hand_frames, game_frames, r
                             render_index, run_steps, split_keys, with_footer)
 
 from .conftest import NOTATION_EXAMPLE
+from .test_engine_variants import MOON_MADE, PITCHING
 
 # Dee revokes in trick 2: hearts led, she holds T♥ 7♥ (and the trump 4♠) and plays 7♣.
 # Bob bid 2 and made only High, but cannot be set because Dee revoked: he scores 1.
@@ -556,22 +557,7 @@ def test_revoke_help_under_trumps_only_names_the_trumps_held():
 
 
 def test_a_dealer_takeover_and_its_double_loss_are_spelt_out():
-    text = """[Rules "partnership pitching=on double_loss=on"]
-[Players "Ann Bob Cal Dee"]
-[Teams "NS: Ann Cal; EW: Bob Dee"]
-
-hand 1
-dealer Dee
-bids Ann pass, Bob pitch H, Cal pass, Dee pitch S
-1. Dee:AS Ann:2S Bob:3S Cal:4S
-2. Dee:KS Ann:5S Bob:6S Cal:7S
-3. Dee:2H Ann:AH Bob:KH Cal:QH
-4. Ann:2D Bob:3D Cal:4D Dee:5D
-5. Dee:2C Ann:3C Bob:4C Cal:5C
-6. Cal:6D Dee:7D Ann:8D Bob:9D
-score NS 1, EW -8
-"""
-    game, result, _ = game_of(text)
+    game, result, _ = game_of(PITCHING)
     out = " ".join(show(render_hand(build_hand_view(game, result, 1)), 100).split())
     assert "Bids: Ann pass · Bob pitch H · Cal pass · Dee pitch S" in out
     assert "Dee, the dealer, takes over the pitch: contract 4; if set, the side loses double." in out
@@ -579,21 +565,11 @@ score NS 1, EW -8
 
 
 def test_a_made_and_a_failed_moon_are_spelt_out():
-    head = '[Rules "tenpoint52"]\n[Players "Ann Bob Cal Dee"]\n[Teams "NS: Ann Cal; EW: Bob Dee"]\n\n'
-    hand = """hand 1
-dealer Dee
-bids Ann moon, Bob pass, Cal pass, Dee pass
-trump S
-1. Ann:AS Bob:JKL Cal:2S Dee:4S
-2. Ann:KS Bob:JKH Cal:3S Dee:5S
-3. Ann:QS Bob:6S Cal:JS
-4. Ann:JC Bob:7S
-5. Ann:TS
-"""
-    game, result, _ = game_of(head + hand + "score NS 52, EW 0\n")
+    hand = MOON_MADE.split("score NS 52")[0]
+    game, result, _ = game_of(hand + "score NS 52, EW 0\n")
     out = " ".join(show(render_hand(build_hand_view(game, result, 1)), 100).split())
     assert "bid 10 (moon), made 10: made it, scores 52: shooting the moon, the score jumps from 0 to 52." in out
-    game, result, _ = game_of(head + hand.replace("Cal:2S Dee:4S", "Cal:4S Dee:2S") + "score NS -10, EW 1\n")
+    game, result, _ = game_of(hand.replace("Cal:2S Dee:4S", "Cal:4S Dee:2S") + "score NS -10, EW 1\n")
     out = " ".join(show(render_hand(build_hand_view(game, result, 1)), 100).split())
     assert "bid 10 (moon), made 9: set, goes back 10." in out
     assert "NS shot the moon and failed, so EW win the game." in out
