@@ -447,6 +447,13 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Seq
              "larger than hand_size): not applied", h.exchanges[0].line)
     # trumps_only: who still holds a trump, where the hands after the discard are known
     trumps_left = [(m & trump_mask).bit_count() if m else -1 for m in prep.dealt] if rules.trumps_only else []
+    for t in tricks if trumps_left else ():
+        for p in t.plays:  # a hand the plays contradict (D204 below) is judged from its plays instead
+            s = seats.index.get(p.player, -1) if p.player else -1
+            if s >= 0 and prep.dealt[s] and not (prep.dealt[s] >> p.card) & 1:
+                for o in range(n):  # the player's hand, and the one the record put the card in
+                    if o == s or (prep.dealt[o] >> p.card) & 1:
+                        trumps_left[o] = -1
     seats_in_trick = [{seats.index[p.player] for p in t.plays if p.player} for t in tricks]
     played_at: dict[int, tuple[int, int]] = {}
     leader = last_winner = prep.pitcher

@@ -63,6 +63,41 @@ def test_any_legal_simulated_game_audits_clean(variant, seed):
     assert audit(text)[1] == []
 
 
+# tenpoint52, clubs trump: J♠ is the off-jack, the jokers are trumps; players without a
+# trump drop out (Cal after trick 2, then Bob and Dee).  Worked by hand: NS take High (A♣),
+# Jack, Off-jack, both jokers, the Trey (3) and Game (21 to 0): 9; EW take Low (2♣): 1.
+TEN_POINT = """\
+[Rules "tenpoint52"]
+[Players "Ann Bob Cal Dee"]
+[Teams "NS: Ann Cal; EW: Bob Dee"]
+
+hand 1
+dealer Cal
+deal Ann: TS JS AH JD KD 6C 7C QC KC; Bob: KS 5H 7H 9H 7D 8D AD 5C 8C; Cal: 4S 6S AS 3H 8H TH JH 4D 9C; Dee: 2S 7S 2H 6H 2D 3D 2C 3C JC
+widow: QD 8S TD KH JKH 6D QH 9S QS 5S AC 4H 5D 3S 9D 4C TC JKL
+bids Dee 4, Ann 7, Bob pass, Cal pass
+trump C
+discard Dee: 2S 2H 2D 3D 6H 7S
+discard Ann: TS JD KD AH
+discard Bob: 5H 7H 7D 8D 9H KS AD
+discard Cal: 3H 4S 4D 6S 8H TH JH AS
+draw Dee: QD 8S TD
+draw Ann: KH
+draw Bob: JKH 6D QH 9S
+draw Cal: QS 5S AC 4H 5D
+draw Ann: 3S 9D 4C TC JKL
+discard Ann: 3S 9D KH 4C 6C
+1. Ann:KC Bob:5C Cal:9C Dee:2C
+2. Ann:JKL Bob:JKH Cal:AC Dee:3C
+3. Dee:JC Ann:QC Bob:8C
+4. Ann:JS
+5. Ann:TC
+6. Ann:7C
+score NS 9, EW 1
+total NS 9, EW 1
+"""
+
+
 T52 = '[Rules "tenpoint52"]\n[Players "Ann Bob Cal Dee"]\n[Teams "NS: Ann Cal; EW: Bob Dee"]\n\n'
 
 # NS shoot the moon in spades and take all ten points: High AS (Ann), Low 2S (Cal), Jack JS,
@@ -286,3 +321,12 @@ def test_a_pitch_in_one_suit_and_a_lead_in_another_is_p404():
     _, findings = audit(text)
     assert [(f.code, f.line) for f in findings] == [("P404", 8)]
     assert "Dee pitched hearts on the bids line, but trump is spades" in findings[0].message
+
+
+def test_two_draw_lines_swapped_give_what_they_break_and_no_cascade():
+    # Bob's and Dee's draws written the other way round: each hand is the wrong size after the draw (D206), and
+    # Bob plays a joker the record gave Dee (D204); their hands are then judged from their plays
+    swapped = TEN_POINT.replace("draw Dee: QD 8S TD", "draw XX: QD 8S TD").replace(
+        "draw Bob: JKH 6D QH 9S", "draw Dee: JKH 6D QH 9S").replace("draw XX:", "draw Bob:")
+    _, findings = audit(swapped)
+    assert [(f.code, f.subject) for f in findings] == [("D206", "Bob"), ("D206", "Dee"), ("D204", "Bob")]

@@ -15,7 +15,7 @@ from auditor.replay import (Layout, build_hand_view, hand_frames, game_frames, r
                             render_index, run_steps, split_keys, with_footer)
 
 from .conftest import NOTATION_EXAMPLE
-from .test_engine_variants import MOON_MADE, PITCHING
+from .test_engine_variants import MOON_MADE, PITCHING, TEN_POINT
 
 # Dee revokes in trick 2: hearts led, she holds T♥ 7♥ (and the trump 4♠) and plays 7♣.
 # Bob bid 2 and made only High, but cannot be set because Dee revoked: he scores 1.
@@ -489,39 +489,6 @@ def test_a_total_wrong_since_an_earlier_hand_is_pointed_there():
     assert "✗ S602 line 29:28 Dee: total written -3" in out
 
 
-# tenpoint52, clubs trump: J♠ is the off-jack, the jokers are trumps; players without a
-# trump drop out (Cal after trick 2, then Bob and Dee).  Worked by hand: NS take High (A♣),
-# Jack, Off-jack, both jokers, the Trey (3) and Game (21 to 0): 9; EW take Low (2♣): 1.
-TEN_POINT = """\
-[Rules "tenpoint52"]
-[Players "Ann Bob Cal Dee"]
-[Teams "NS: Ann Cal; EW: Bob Dee"]
-
-hand 1
-dealer Cal
-deal Ann: TS JS AH JD KD 6C 7C QC KC; Bob: KS 5H 7H 9H 7D 8D AD 5C 8C; Cal: 4S 6S AS 3H 8H TH JH 4D 9C; Dee: 2S 7S 2H 6H 2D 3D 2C 3C JC
-widow: QD 8S TD KH JKH 6D QH 9S QS 5S AC 4H 5D 3S 9D 4C TC JKL
-bids Dee 4, Ann 7, Bob pass, Cal pass
-trump C
-discard Dee: 2S 2H 2D 3D 6H 7S
-discard Ann: TS JD KD AH
-discard Bob: 5H 7H 7D 8D 9H KS AD
-discard Cal: 3H 4S 4D 6S 8H TH JH AS
-draw Dee: QD 8S TD
-draw Ann: KH
-draw Bob: JKH 6D QH 9S
-draw Cal: QS 5S AC 4H 5D
-draw Ann: 3S 9D 4C TC JKL
-discard Ann: 3S 9D KH 4C 6C
-1. Ann:KC Bob:5C Cal:9C Dee:2C
-2. Ann:JKL Bob:JKH Cal:AC Dee:3C
-3. Dee:JC Ann:QC Bob:8C
-4. Ann:JS
-5. Ann:TC
-6. Ann:7C
-score NS 9, EW 1
-total NS 9, EW 1
-"""
 
 
 def test_ten_point_hand_shows_jokers_off_jack_drop_outs_and_every_point():
