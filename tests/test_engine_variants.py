@@ -17,7 +17,8 @@ from auditor.simulate import answer_key_findings, finding_tuple, simulate
 VARIANTS = [("tenpoint", "", 4), ("tenpoint", "", 6), ("tenpoint52", "", 4), ("tenpoint52", "", 6),
             ("tenpoint", "trey=off game_point=ten", 4), ("tenpoint", "follow=strict", 4),
             ("tenpoint", "follow=free-when-void", 4), ("partnership", "players=6", 6),
-            ("partnership", "pitching=on double_loss=on", 4), ("partnership", "draw=on pitching=on", 4)]
+            ("partnership", "pitching=on double_loss=on", 4), ("partnership", "draw=on pitching=on", 4),
+            ("tenpoint", "draw=on discard=all-non-trumps", 4)]
 
 
 def audit(text: str):
