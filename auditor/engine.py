@@ -133,8 +133,8 @@ def check_game_shape(game: Game, rules: Rules) -> list[Finding]:
             find("E107", "a partnership game needs a Teams tag, e.g. [Teams \"NS: Ann Cal; EW: Bob Dee\"]", "Rules")
         elif sorted(members) != sorted(game.players):
             find("E107", "the Teams tag must place every seated player in exactly one team", "Teams")
-        elif len({len(ps) for ps in teams.values()}) > 1 or len(teams) < 2:
-            find("E107", "partnership teams must be two or more of the same size: "
+        elif any(len(ps) != 2 for ps in teams.values()) or len(teams) < 2:
+            find("E107", "partnership teams are pairs, two or three of them: "
                  + "; ".join(f"{t} has {len(ps)}" for t, ps in teams.items()), "Teams")
         else:
             seat = {p: i for i, p in enumerate(game.players)}
@@ -214,6 +214,7 @@ def _auction(h: Hand, seats: _Seats, rules: Rules, dealer: int, prep: PreparedHa
         if is_pitch and not rules.pitching:
             find("A304", f"{b.player} pitches in the auction, but {rules.preset} has no pitching (pitching=off)",
                  b.column, b.player, expected=f"{rules.min_bid}-{rules.top_bid}", recorded=b.word)
+            out_of_range.append((seat, PITCH_VALUE))
             continue
         value = PITCH_VALUE if is_pitch else rules.bid_value(b.word)
         if is_pitch and len(b.word) > 6:
@@ -423,12 +424,20 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Seq
             find("P404", "with first_trick_trump=free the trump suit must be named on a `trump` line; "
                  "taking the first card led", h.line)
             prep.trump = suit_of(lead) if 0 <= lead < JOKER_HIGH else -1
+            prep.playable = prep.playable and prep.trump >= 0  # a joker names no trump: nothing to score by
         else:
             prep.trump = h.trump.suit
     elif lead >= 0:
         named = h.trump.suit if h.trump is not None else -1
-        prep.trump = named if named >= 0 and effective_suit(lead, named, tp) == named else suit_of(lead)
-        if named >= 0 and prep.trump != named:
+        # where the discard was made after trump was named, the named trump stands whatever is led
+        named_first = named >= 0 and (rules.draw or rules.deal_size_for(n) > rules.hand_size) and bool(h.exchanges)
+        prep.trump = named if named >= 0 and (named_first or effective_suit(lead, named, tp) == named) \
+            else suit_of(lead)
+        if named_first and effective_suit(lead, named, tp) != named:
+            find("P404", f"the first card led, {CARD_NAMES[lead]}, is not a trump: {suit_name(named)} was named "
+                 "on the trump line before the discard, and the pitcher leads a trump", first.line,
+                 first.plays[0].column, trick=1, expected="a trump", recorded=CARD_NAMES[lead])
+        elif named >= 0 and prep.trump != named:
             what = "names no suit" if lead >= JOKER_HIGH else f"names {suit_name(suit_of(lead))}"
             find("P404", f"the trump line says {suit_name(named)}, but the first card led, {CARD_NAMES[lead]}, "
                  f"{what}", h.trump.line, h.trump.column, expected=SUITS[suit_of(lead)] if lead < 52 else "a trump",
@@ -477,6 +486,11 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Seq
             # the winner has no trump left: the lead passes to the next player on the left still in
             leader = min(in_play, key=lambda s: (s - leader) % n)
         owner_of_first = next((o for o in range(n) if prep.dealt and (prep.dealt[o] >> plays[0].card) & 1), -1)
+        if t.short and rules.trumps_only and len(plays) < n and any(x < 0 for x in trumps_left):
+            find("P402", f"trick {t.number} has {len(plays)} cards for {n} players in the short form: with drop-outs "
+                 "and no deal line, write NAME:CARD so that the record says who played", t.line, t.column, t.number,
+                 expected="the long form", recorded="the short form")
+            prep.playable = False
         if t.short:
             # seats follow the leader; the first trick's leader is whoever the deal gave the card led
             start = owner_of_first if ti == 0 and owner_of_first >= 0 else leader
@@ -535,21 +549,22 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Seq
                 bad = next(i for i, s in enumerate(present) if i >= len(expected_order) or s != expected_order[i])
                 at = row_seats.index(present[bad], bad if present[bad] in row_seats[:bad] else 0)
                 who_bad = seats.name(present[bad])
+                exp_seat = seats.name(expected_order[bad]) if bad < len(expected_order) else "nobody"
                 what = (f"{who_bad} plays twice" if present[bad] in present[:bad] else
-                        f"{who_bad} plays where {seats.name(expected_order[bad])} should")
+                        f"{who_bad} plays where {exp_seat} should")
                 find("P402", f"trick {t.number}: {what} (play goes clockwise from the leader, among the players "
                      "still holding a trump)", t.line, plays[at].column, t.number, who_bad,
-                     expected=seats.name(expected_order[bad]), recorded=who_bad)
+                     expected=exp_seat, recorded=who_bad)
                 prep.playable = False
         else:
             expected_order = [(row_seats[0] + i) % n for i in range(n)]
             if not t.short and not t.unreadable and row_seats != expected_order[: len(row_seats)]:
-                bad = next(i for i, s in enumerate(row_seats) if s != expected_order[i])
+                bad = next(i for i, s in enumerate(row_seats) if i >= n or s != expected_order[i])
+                exp_seat = seats.name(expected_order[bad]) if bad < n else "nobody (every player has played)"
                 what = (f"{plays[bad].player} plays twice" if row_seats[bad] in row_seats[:bad]
-                        else f"{plays[bad].player} plays where {seats.name(expected_order[bad])} should")
+                        else f"{plays[bad].player} plays where {exp_seat} should")
                 find("P402", f"trick {t.number}: {what} (play goes clockwise from the leader)", t.line,
-                     plays[bad].column, t.number, plays[bad].player,
-                     expected=seats.name(expected_order[bad]), recorded=plays[bad].player)
+                     plays[bad].column, t.number, plays[bad].player, expected=exp_seat, recorded=plays[bad].player)
                 prep.playable = False
             if not t.unreadable and len(plays) != n:
                 find("P402", f"trick {t.number} has {len(plays)} cards; with {n} players it needs {n}", t.line,
@@ -606,12 +621,17 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Seq
             f.trick == t.number and f.code in ("D201", "D203") for f in prep.findings)
         last_winner = row_seats[trick_winner_pos(cards, prep.trump, tp)] if cards else leader
         leader = -1 if broken or prep.trump < 0 else last_winner  # trump unknown: who won is unknown too
+    if prep.takeover and prep.trump >= 0 and prep.pitch_suits.get(prep.pitched_by, -1) == prep.trump \
+            and prep.pitcher not in prep.pitch_suits and h.bids is not None:
+        find("A309", f"the dealer {seats.name(prep.pitcher)} takes over {seats.name(prep.pitched_by)}'s pitch in "
+             f"{suit_name(prep.trump)}, the suit already pitched: a takeover is a pitch in a new suit or a smudge",
+             h.bids.line, 1, subject=seats.name(prep.pitcher), expected="a new suit", recorded=SUITS[prep.trump])
     pitched_suit = prep.pitch_suits.get(prep.pitcher, -1)  # the pitcher as judged, after the first lead
     if pitched_suit >= 0 and prep.trump >= 0 and pitched_suit != prep.trump:
         find("P404", f"{seats.name(prep.pitcher)} pitched {suit_name(pitched_suit)} on the bids line, but "
              f"trump is {suit_name(prep.trump)}", tricks[0].line, tricks[0].plays[0].column if tricks[0].plays else 1,
              trick=1, expected=SUITS[pitched_suit], recorded=SUITS[prep.trump])
-    if free_first and prep.cards and effective_suit(prep.cards[0][0], prep.trump, tp) != prep.trump:
+    if free_first and prep.cards and prep.cards[0] and effective_suit(prep.cards[0][0], prep.trump, tp) != prep.trump:
         for pos, (c, seat) in enumerate(zip(prep.cards[0], prep.seats[0])):
             if pos and (trump_mask >> c) & 1 and held_before(prep, seat, 0) & ~trump_mask:
                 find("P405", f"{seats.name(seat)} trumps the first trick with {CARD_NAMES[c]}: with "
@@ -912,16 +932,18 @@ def batch_arrays(preps: Sequence[PreparedHand], follow: Sequence[int],
                  ten_point: Sequence[bool]) -> tuple[np.ndarray, ...]:
     """Stack prepared hands into the arrays :func:`play_batch` takes."""
     B = len(preps)
-    cards = np.full((B, MAX_TRICKS, MAX_SEATS), -1, dtype=np.int16)
-    seats = np.full((B, MAX_TRICKS, MAX_SEATS), -1, dtype=np.int16)
+    # wide enough for every trick of the batch (a rule set may play more than eight tricks)
+    T = max([MAX_TRICKS] + [len(p.cards) for p in preps])
+    P = max([MAX_SEATS] + [len(cs) for p in preps for cs in p.cards])
+    cards = np.full((B, T, P), -1, dtype=np.int16)
+    seats = np.full((B, T, P), -1, dtype=np.int16)
     dealt = np.zeros((B, MAX_SEATS), dtype=np.uint64)
     trump = np.full(B, -1, dtype=np.int8)
     for b, p in enumerate(preps):
         trump[b] = p.trump
-        for t, (cs, ss) in enumerate(zip(p.cards[:MAX_TRICKS], p.seats[:MAX_TRICKS])):
-            k = min(len(cs), MAX_SEATS)
-            cards[b, t, :k] = cs[:k]
-            seats[b, t, :k] = ss[:k]
+        for t, (cs, ss) in enumerate(zip(p.cards, p.seats)):
+            cards[b, t, :len(cs)] = cs
+            seats[b, t, :len(ss)] = ss
         for s, m in enumerate(p.dealt[:MAX_SEATS]):
             dealt[b, s] = m
     return cards, seats, trump, dealt, np.asarray(follow, dtype=np.int8), np.asarray(ten_point, dtype=bool)
@@ -1056,9 +1078,15 @@ def _score_hand(prep: PreparedHand, b: int, batch: Batch | None, seats: _Seats, 
     hs.trick_players = [[seats.name(s) for s in row] for row in prep.seats]
     # revokes (none can be judged while trump is unknown)
     revoke_sides: list[int] = []
+    free_first = rules.first_trick_trump == "free" and prep.cards and prep.cards[0] and \
+        effective_suit(prep.cards[0][0], prep.trump, rules.ten_point) != prep.trump
     for t, pos in zip(*np.nonzero(batch.revoke[b]) if prep.trump >= 0 else ()):
         seat = prep.seats[t][pos]
         card = prep.cards[t][pos]
+        if effective_suit(prep.cards[t][0], prep.trump, rules.ten_point) > 3:
+            continue  # a card outside the deck led (D203): there is no suit to follow
+        if t == 0 and free_first:
+            continue  # the free first trick: nobody may trump it, so its only rule is P405's
         held = held_before(prep, seat, int(t))
         led = effective_suit(prep.cards[t][0], prep.trump, rules.ten_point)
         could = cards_of(held & effective_suit_mask(led, prep.trump, rules.ten_point))
@@ -1184,7 +1212,7 @@ def _going_out(hs: HandScore, rules: Rules, before: dict[str, int], after: dict[
             and before.get(pitcher_side, 0) >= 0 and pitcher_side not in hs.revokers:
         return pitcher_side
     if rules.smudge == "moon" and hs.smudge and hs.contract_made is False and not hs.saved_by_revoke \
-            and pitcher_side is not None and len(after) > 1:
+            and pitcher_side is not None and pitcher_side not in hs.revokers and len(after) > 1:
         # a failed moon loses the game: it goes to the best placed other side
         return max((s for s in after if s != pitcher_side), key=lambda s: after[s])
     if not reached:
@@ -1243,7 +1271,8 @@ def score_game(game: Game, rules: Rules, seats: _Seats, preps: list[PreparedHand
                     src, call.line, call.column, game.name, h.number, call.trick, call.player,
                     expected="a revoke in the record", recorded="no revoke"))
         before = dict(total)
-        moon = rules.smudge == "moon" and hs.smudge and hs.contract_made and hs.pitcher_side is not None
+        moon = rules.smudge == "moon" and hs.smudge and hs.contract_made and hs.pitcher_side is not None \
+            and hs.pitcher_side not in hs.revokers  # a revoker scores nothing, moon or not
         if moon:
             # shooting the moon made: the score jumps to the target, or to 0 from below zero.  The keeper
             # writes what takes the sheet's total there, so a slip in an earlier total stays its own finding

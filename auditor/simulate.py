@@ -218,6 +218,8 @@ def _play_hand(rules: Rules, names: list[str], number: int, dealer: int, rng: ra
         plays = tuple(Play(None if short else names[s], c) for s, c in zip(seats, cards))
         tricks.append(Trick(t + 1, plays, short))
         leader = seats[trick_winner_pos(cards, trump, rules.ten_point)]
+    if rules.first_trick_trump == "free" and h.trump is None:
+        h = replace(h, trump=TrumpLine(trump))  # trump is named on its own line, whatever the first lead
     return replace(h, tricks=tuple(tricks)), False
 
 

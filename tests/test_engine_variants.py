@@ -331,3 +331,76 @@ def test_two_draw_lines_swapped_give_what_they_break_and_no_cascade():
         "draw Bob: JKH 6D QH 9S", "draw Dee: JKH 6D QH 9S").replace("draw XX:", "draw Bob:")
     _, findings = audit(swapped)
     assert [(f.code, f.subject) for f in findings] == [("D206", "Bob"), ("D206", "Dee"), ("D204", "Bob")]
+
+
+# Records from a code review: each once crashed the auditor or gave a wrong verdict.
+
+def test_a_trick_with_a_card_too_many_is_reported_not_a_crash():
+    text = ('[Rules "auction"]\n[Players "Ann Bob Cal Dee"]\n\nhand 1\ndealer Dee\nbids Ann 2, Bob pass, Cal pass, '
+            'Dee pass\n1. Ann:AS Bob:2S Cal:3S Dee:4S Ann:5S\n')
+    _, findings = audit(text)
+    assert ("P402", "Ann") in [(f.code, f.subject) for f in findings]
+    _, findings = audit(text.replace('"auction"', '"tenpoint52"').replace('[Players "Ann Bob Cal Dee"]',
+                                     '[Players "Ann Bob Cal Dee"]\n[Teams "NS: Ann Cal; EW: Bob Dee"]')
+                        .replace("Dee pass\n", "Dee pass\ntrump S\n"))
+    assert ("P402", "Ann") in [(f.code, f.subject) for f in findings]
+
+
+def test_a_joker_led_in_a_52_card_game_is_d203_whatever_the_follow_rule():
+    text = """[Rules "partnership follow=strict"]
+[Players "Ann Bob Cal Dee"]
+[Teams "NS: Ann Cal; EW: Bob Dee"]
+
+hand 1
+dealer Ann
+bids Bob pass, Cal 2, Dee pass, Ann pass
+1. Cal:AS Dee:3S Ann:QS Bob:2S
+2. Cal:JKL Dee:4S Ann:AH Bob:5S
+"""
+    _, findings = audit(text)
+    assert [f.code for f in findings if f.trick == 2] == ["D203"]
+
+
+def test_the_free_first_trick_overrides_strict_trumping():
+    # hearts led to trick 1 under first_trick_trump=free: Dee, void in hearts, may not trump, so 6C is right
+    text = """[Rules "partnership first_trick_trump=free follow=strict"]
+[Players "Ann Bob Cal Dee"]
+[Teams "NS: Ann Cal; EW: Bob Dee"]
+
+hand 1
+dealer Ann
+bids Bob pass, Cal 2, Dee pass, Ann pass
+trump S
+1. Cal:4H Dee:6C Ann:KH Bob:AH
+2. Bob:2H Cal:AS Dee:3S Ann:8H
+3. Cal:KS Dee:TS Ann:JS Bob:5S
+4. Cal:QS Dee:5D Ann:4C Bob:8C
+5. Cal:AC Dee:7C Ann:6D Bob:TD
+6. Cal:2D Dee:9D Ann:3D Bob:KD
+score NS 4, EW 0
+"""
+    assert audit(text)[1] == []
+
+
+def test_a_moon_shooter_who_revokes_scores_nothing_and_the_game_goes_on():
+    # Cal throws 8D to trick 1 while holding 2S (played in trick 4): NS take all ten points but revoked
+    text = MOON_MADE.replace("1. Ann:AS Bob:JKL Cal:2S Dee:4S", "1. Ann:AS Bob:JKL Cal:8D Dee:4S").replace(
+        "4. Ann:JC Bob:7S", "4. Ann:JC Bob:7S Cal:2S")
+    results, findings = audit(text.replace("score NS 52, EW 0\ntotal NS 52, EW 0\nwinner NS\n", ""))
+    assert [(f.code, f.subject) for f in findings] == [("R501", "Cal")]
+    assert results[0].hands[0].score["NS"] == -10 and results[0].winner is None
+
+
+def test_more_than_eight_tricks_are_all_replayed():
+    tricks = "".join(f"{i + 1}. Ann:{r}S Bob:{r}H Cal:{r}D Dee:{r}C\n" for i, r in enumerate("AKQJT9876"))
+    text = ('[Rules "auction hand_size=9 deal_size=9"]\n[Players "Ann Bob Cal Dee"]\n\nhand 1\ndealer Dee\n'
+            f'bids Ann 2, Bob pass, Cal pass, Dee pass\n{tricks}')
+    results, findings = audit(text)
+    hs = results[0].hands[0]
+    assert findings == [] and len(hs.winners) == 9 and hs.low_card == "6S"
+
+
+def test_partnership_teams_are_pairs():
+    text = OFF_JACK.replace('[Players "Ann Bob Cal Dee"]\n[Teams "NS: Ann Cal; EW: Bob Dee"]',
+                            '[Players "Ann Bob Cal Dee Eve Fay"]\n[Teams "X: Ann Cal Eve; Y: Bob Dee Fay"]')
+    assert [f.code for f in audit(text)[1]] == ["E107"]
