@@ -46,7 +46,7 @@ class Key:
 
 KEYS: tuple[Key, ...] = (
     Key("players", "allowed number of players, as N or MIN-MAX", "range"),
-    Key("teams", "`none`: everyone alone; `partners`: teams of equal size, partners seated alternately (Teams tag)",
+    Key("teams", "`none`: everyone alone; `partners`: teams of two, partners seated alternately (Teams tag)",
         "choice", ("none", "partners")),
     Key("hand_size", "cards each player holds for the play (after any discard): the number of tricks", "int"),
     Key("deal_size", "cards dealt to each player: a number, then `N:number` for N players (`9,6:8`: nine, eight "
