@@ -566,7 +566,8 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Seq
                 find("P402", f"trick {t.number}: {what} (play goes clockwise from the leader)", t.line,
                      plays[bad].column, t.number, plays[bad].player, expected=exp_seat, recorded=plays[bad].player)
                 prep.playable = False
-            if not t.unreadable and len(plays) != n:
+            if not t.unreadable and len(plays) != n and not any(f.code == "P402" and f.trick == t.number
+                                                                for f in prep.findings):
                 find("P402", f"trick {t.number} has {len(plays)} cards; with {n} players it needs {n}", t.line,
                      t.column, t.number, expected=str(n), recorded=str(len(plays)))
                 prep.playable = False
@@ -627,7 +628,8 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Seq
              f"{suit_name(prep.trump)}, the suit already pitched: a takeover is a pitch in a new suit or a smudge",
              h.bids.line, 1, subject=seats.name(prep.pitcher), expected="a new suit", recorded=SUITS[prep.trump])
     pitched_suit = prep.pitch_suits.get(prep.pitcher, -1)  # the pitcher as judged, after the first lead
-    if pitched_suit >= 0 and prep.trump >= 0 and pitched_suit != prep.trump:
+    if pitched_suit >= 0 and prep.trump >= 0 and pitched_suit != prep.trump and \
+            not any(f.code == "P404" for f in prep.findings):
         find("P404", f"{seats.name(prep.pitcher)} pitched {suit_name(pitched_suit)} on the bids line, but "
              f"trump is {suit_name(prep.trump)}", tricks[0].line, tricks[0].plays[0].column if tricks[0].plays else 1,
              trick=1, expected=SUITS[pitched_suit], recorded=SUITS[prep.trump])
@@ -746,7 +748,7 @@ def _exchange(h: Hand, seats: _Seats, rules: Rules, prep: PreparedHand, dealt_to
         who = seats.name(seat)
         at = own_line.get(seat, h.deal.line if h.deal else last)
         kept = as_dealt[seat] & ~trump_mask & prep.dealt[seat]
-        if rules.discard == "all-non-trumps" and kept:
+        if rules.discard == "all-non-trumps" and kept and trump_mask:  # (trump unknown: already a P404)
             find("D206", f"{who} keeps {' '.join(CARD_NAMES[c] for c in cards_of(kept))}: after trump is named every "
                  "non-trump dealt is thrown", at, 1, subject=who, expected="no card that is not a trump",
                  recorded=" ".join(CARD_NAMES[c] for c in cards_of(kept)))
