@@ -339,7 +339,7 @@ def test_a_trick_with_a_card_too_many_is_reported_not_a_crash():
     text = ('[Rules "auction"]\n[Players "Ann Bob Cal Dee"]\n\nhand 1\ndealer Dee\nbids Ann 2, Bob pass, Cal pass, '
             'Dee pass\n1. Ann:AS Bob:2S Cal:3S Dee:4S Ann:5S\n')
     _, findings = audit(text)
-    assert ("P402", "Ann") in [(f.code, f.subject) for f in findings]
+    assert [(f.code, f.subject) for f in findings if f.code == "P402"] == [("P402", "Ann")]
     _, findings = audit(text.replace('"auction"', '"tenpoint52"').replace('[Players "Ann Bob Cal Dee"]',
                                      '[Players "Ann Bob Cal Dee"]\n[Teams "NS: Ann Cal; EW: Bob Dee"]')
                         .replace("Dee pass\n", "Dee pass\ntrump S\n"))
@@ -404,3 +404,9 @@ def test_partnership_teams_are_pairs():
     text = OFF_JACK.replace('[Players "Ann Bob Cal Dee"]\n[Teams "NS: Ann Cal; EW: Bob Dee"]',
                             '[Players "Ann Bob Cal Dee Eve Fay"]\n[Teams "X: Ann Cal Eve; Y: Bob Dee Fay"]')
     assert [f.code for f in audit(text)[1]] == ["E107"]
+
+
+def test_a_pitched_suit_and_a_trump_line_both_contradicted_by_the_lead_are_one_p404():
+    text = PITCHING.replace("Dee pitch S", "Dee pitch H").replace("Bob pitch H", "Bob pitch D").replace(
+        "Dee pitch H\n", "Dee pitch H\ntrump H\n")
+    assert [f.code for f in audit(text)[1]] == ["P404"]
