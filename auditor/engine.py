@@ -398,7 +398,7 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Seq
         for c, col in zip(h.widow.cards, h.widow.columns or [1] * len(h.widow.cards)):
             take(c, "the widow", h.widow.line, col, "dealt")
         stock = (54 if rules.ten_point else 52) - n * deal_size
-        if stock >= 0 and len(h.widow.cards) != stock and (rules.draw or deal_size > rules.hand_size):
+        if stock >= 0 and len(h.widow.cards) != stock and rules.has_exchange(n):
             find("D202", f"the widow holds {len(h.widow.cards)} cards; after dealing {deal_size} to each of {n} "
                  f"players the {deck} deck leaves {stock}", h.widow.line, 1, expected=str(stock),
                  recorded=str(len(h.widow.cards)))
@@ -430,7 +430,7 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Seq
     elif lead >= 0:
         named = h.trump.suit if h.trump is not None else -1
         # where the discard was made after trump was named, the named trump stands whatever is led
-        named_first = named >= 0 and (rules.draw or rules.deal_size_for(n) > rules.hand_size) and bool(h.exchanges)
+        named_first = named >= 0 and rules.has_exchange(n) and bool(h.exchanges)
         prep.trump = named if named >= 0 and (named_first or effective_suit(lead, named, tp) == named) \
             else suit_of(lead)
         if named_first and effective_suit(lead, named, tp) != named:
@@ -449,7 +449,7 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Seq
             prep.trump = -1
             prep.playable = False
     trump_mask = effective_suit_mask(prep.trump, prep.trump, tp) if prep.trump >= 0 else 0
-    if rules.draw or rules.deal_size_for(n) > rules.hand_size:
+    if rules.has_exchange(n):
         _exchange(h, seats, rules, prep, seen, find, trump_mask)
     elif h.exchanges:
         find("E108", "discard and draw lines belong to variants with a discard or a draw (draw=on, or a deal "

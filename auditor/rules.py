@@ -183,6 +183,14 @@ class Rules:
         default, by_count = self.deal_size
         return dict(by_count).get(players, default)
 
+    def has_exchange(self, players: int) -> bool:
+        """Whether hands change after trump is named: a draw, or a deal larger than the hand played.
+
+        >>> [preset(p).has_exchange(n) for p, n in (("tenpoint", 4), ("partnership", 4), ("partnership", 6))]
+        [True, False, True]
+        """
+        return self.draw or self.deal_size_for(players) > self.hand_size
+
     def bid_value(self, word: str) -> int | None:
         """The number a bid word stands for; ``None`` for a word that is no bid.
 

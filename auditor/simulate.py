@@ -183,7 +183,7 @@ def _play_hand(rules: Rules, names: list[str], number: int, dealer: int, rng: ra
     bids, pitcher = _auction(rules, hands, dealer, n)
     deal = Deal(tuple(Holding(names[s], tuple(hands[s])) for s in range(n)))
     stock = deck[n * ds:]
-    exchanging = rules.draw or ds > rules.hand_size
+    exchanging = rules.has_exchange(n)
     h = Hand(number, dealer=Named(names[dealer]), deal=deal, widow=Widow(tuple(stock)) if exchanging else None,
              bids=Bids(tuple(Bid(names[s], w) for s, w in bids)))
     if pitcher is None:
