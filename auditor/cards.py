@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import lru_cache
 
+from . import _core
+
 SUITS = "SHDC"
 SUIT_SYMBOLS = "♠♥♦♣"
 SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
@@ -32,8 +34,6 @@ GAME_COUNT = {12: 4, 11: 3, 10: 2, 9: 1, 8: 10}
 #: Game count indexed by card number (jokers count nothing).
 CARD_COUNT = tuple(GAME_COUNT.get(c % 13, 0) if c < 52 else 0 for c in range(54))
 
-_SUIT_OF_CHAR = {**{s: i for i, s in enumerate(SUITS)}, **{s: i for i, s in enumerate(SUIT_SYMBOLS)}}
-_RANK_OF_CHAR = {r: i for i, r in enumerate(RANKS)}
 
 
 def suit_mask(suit: int) -> int:
@@ -64,7 +64,7 @@ def rank_of(card: int) -> int:
 
 
 def parse_card(token: str) -> int | None:
-    """Read a card token; ``None`` when it is not one.
+    """Read a card token; ``None`` when it is not one (the core's reading, as the parser's).
 
     Accepts a rank ``A K Q J T 9 ... 2`` (``10`` for the ten) then a suit ``S H D C``
     or ``♠ ♥ ♦ ♣``, in any case; the suit symbol may also come first.  ``JKH`` and
@@ -73,21 +73,7 @@ def parse_card(token: str) -> int | None:
     >>> [parse_card(t) for t in ("2s", "10C", "♥A", "JKL", "1S", "")]
     [0, 47, 25, 53, None, None]
     """
-    t = token.strip().upper()
-    if t == "JKH":
-        return JOKER_HIGH
-    if t == "JKL":
-        return JOKER_LOW
-    if len(t) < 2:
-        return None
-    if t[0] in SUIT_SYMBOLS:  # symbol first, as some servers print it
-        t = t[1:] + t[0]
-    rank_text, suit_char = t[:-1], t[-1]
-    if rank_text == "10":
-        rank_text = "T"
-    if len(rank_text) != 1 or rank_text not in _RANK_OF_CHAR or suit_char not in _SUIT_OF_CHAR:
-        return None
-    return make_card(_RANK_OF_CHAR[rank_text], _SUIT_OF_CHAR[suit_char])
+    return _core.parse_card(token)
 
 
 def card_name(card: int | None) -> str | None:

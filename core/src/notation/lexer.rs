@@ -1,0 +1,334 @@
+//! Lines, comments, tokens and columns.
+//!
+//! The parser works on byte offsets into one decoded line; a finding's column is counted
+//! in characters (1-based), as a user's editor counts it. [`Line`] turns one into the other
+//! in amortised linear time, with a fast path for the usual all-ASCII line.
+
+use std::cell::Cell;
+
+/// White space as the notation counts it: what Python's `str.isspace` accepts, so a
+/// no-break space or an ideographic space separates tokens as a tab does.
+pub fn is_space(c: char) -> bool {
+    matches!(
+        c,
+        '\t' | '\n'
+            | '\u{0b}'
+            | '\u{0c}'
+            | '\r'
+            | '\u{1c}'..='\u{1f}'
+            | ' '
+            | '\u{85}'
+            | '\u{a0}'
+            | '\u{1680}'
+            | '\u{2000}'..='\u{200a}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202f}'
+            | '\u{205f}'
+            | '\u{3000}'
+    )
+}
+
+fn is_space_byte(b: u8) -> bool {
+    matches!(b, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | 0x1c..=0x1f | b' ')
+}
+
+/// One decoded line, with the map from byte offsets to character columns.
+pub struct Line<'a> {
+    /// The text of the line, without its line end.
+    pub text: &'a str,
+    ascii: bool,
+    cursor: Cell<(usize, u32)>,
+}
+
+impl<'a> Line<'a> {
+    /// Wrap a decoded line.
+    pub fn new(text: &'a str) -> Line<'a> {
+        Line { text, ascii: text.is_ascii(), cursor: Cell::new((0, 0)) }
+    }
+
+    /// The 1-based character column of byte offset `at`.
+    pub fn col(&self, at: usize) -> u32 {
+        let at = at.min(self.text.len());
+        if self.ascii {
+            return to_u32(at) + 1;
+        }
+        let (mut byte, mut chars) = self.cursor.get();
+        if at < byte {
+            (byte, chars) = (0, 0);
+        }
+        let seg = self.text.get(byte..at).unwrap_or("");
+        chars += to_u32(seg.chars().count());
+        self.cursor.set((at, chars));
+        chars + 1
+    }
+}
+
+/// A length or offset as a column number; lines longer than 4 GiB do not exist here
+/// (the reader splits them), but saturate rather than wrap.
+pub fn to_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// The byte offset of a line's `%` comment, if it has one (a `%` inside a quoted string is text).
+pub fn comment_start(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let first = memchr::memchr(b'%', bytes)?;
+    if memchr::memchr(b'"', bytes.get(..first).unwrap_or(&[])).is_none() {
+        return Some(first);
+    }
+    let mut in_quote = false;
+    let mut escaped = false;
+    for (i, &b) in bytes.iter().enumerate() {
+        if escaped {
+            escaped = false;
+        } else if b == b'\\' && in_quote {
+            escaped = true;
+        } else if b == b'"' {
+            in_quote = !in_quote;
+        } else if b == b'%' && !in_quote {
+            return Some(i);
+        }
+    }
+    None
+}
+
+/// Trim white space at both ends of `text[start..end]`; returns the new bounds.
+pub fn trim(text: &str, start: usize, end: usize) -> (usize, usize) {
+    let seg = text.get(start..end).unwrap_or("");
+    let left = seg.len() - seg.trim_start_matches(is_space).len();
+    let right = seg.trim_end_matches(is_space).len();
+    (start + left, start + right.max(left))
+}
+
+/// The white-space separated tokens of `text[start..end]`, as byte ranges into `text`.
+pub struct Tokens<'a> {
+    text: &'a str,
+    pos: usize,
+    end: usize,
+}
+
+/// Tokens of the part `start..end` of a line.
+pub fn tokens(text: &str, start: usize, end: usize) -> Tokens<'_> {
+    Tokens { text, pos: start, end: end.min(text.len()) }
+}
+
+impl<'a> Iterator for Tokens<'a> {
+    type Item = (usize, &'a str);
+
+    fn next(&mut self) -> Option<(usize, &'a str)> {
+        let bytes = self.text.as_bytes();
+        // skip white space
+        while self.pos < self.end {
+            let b = *bytes.get(self.pos)?;
+            if b < 0x80 {
+                if !is_space_byte(b) {
+                    break;
+                }
+                self.pos += 1;
+            } else {
+                let c = self.text.get(self.pos..)?.chars().next()?;
+                if !is_space(c) {
+                    break;
+                }
+                self.pos += c.len_utf8();
+            }
+        }
+        if self.pos >= self.end {
+            return None;
+        }
+        let start = self.pos;
+        while self.pos < self.end {
+            let b = *bytes.get(self.pos)?;
+            if b < 0x80 {
+                if is_space_byte(b) {
+                    break;
+                }
+                self.pos += 1;
+            } else {
+                let c = self.text.get(self.pos..)?.chars().next()?;
+                if is_space(c) {
+                    break;
+                }
+                self.pos += c.len_utf8();
+            }
+        }
+        Some((start, self.text.get(start..self.pos)?))
+    }
+}
+
+/// At most this many characters of an offending token are quoted in a message.
+const MAX_SHOWN: usize = 40;
+
+/// A token quoted for a message as Python's `repr` would, cut short when it is huge.
+pub fn show(text: &str) -> String {
+    match text.char_indices().nth(MAX_SHOWN) {
+        Some((cut, _)) => py_repr(&format!("{}...", text.get(..cut).unwrap_or(""))),
+        None => py_repr(text),
+    }
+}
+
+/// Python's `repr` of a string: single quotes unless the text has one and no double quote.
+pub fn py_repr(text: &str) -> String {
+    let quote = if text.contains('\'') && !text.contains('"') { '"' } else { '\'' };
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push(quote);
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || c == '\u{7f}' => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if c.is_control() || (c != ' ' && is_space(c)) => {
+                let n = c as u32;
+                if n <= 0xff {
+                    out.push_str(&format!("\\x{n:02x}"));
+                } else {
+                    out.push_str(&format!("\\u{n:04x}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+/// A quoted string's text: each `\x` stands for `x`.
+pub fn unquote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.next() {
+                Some(n) => out.push(n),
+                None => out.push(c),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Write `s` as a quoted string: `"` and `\` escaped.
+pub fn quote_into(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        if c == '"' || c == '\\' {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+}
+
+/// The length in bytes of a quoted string's body starting at `text[start..]` (just after the
+/// opening quote), up to but not including the closing quote; `None` when it never closes.
+pub fn quoted_len(text: &str, start: usize) -> Option<usize> {
+    let bytes = text.as_bytes().get(start..)?;
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'"' => return Some(i),
+            b'\\' => {
+                // `\\.`: the escaped character must be there (any but a line end)
+                let next = text.get(start + i + 1..)?.chars().next()?;
+                i += 1 + next.len_utf8();
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Whether `s` is a valid player or team name: `[A-Za-z][A-Za-z0-9_.-]*`.
+pub fn is_name(s: &str) -> bool {
+    let b = s.as_bytes();
+    match b.split_first() {
+        Some((f, rest)) => {
+            f.is_ascii_alphabetic()
+                && rest.iter().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'))
+        }
+        None => false,
+    }
+}
+
+/// Whether `s` is all ASCII digits (and not empty).
+pub fn is_digits(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// A whole number written in ASCII digits, if it lies in `lo..=hi`: `Err(true)` when it is a
+/// number out of that range, `Err(false)` when it is not a number at all.
+pub fn bounded_int(s: &str, lo: i64, hi: i64) -> Result<i64, bool> {
+    let (neg, digits) = match s.as_bytes().first() {
+        Some(b'-') => (true, s.get(1..).unwrap_or("")),
+        Some(b'+') => (false, s.get(1..).unwrap_or("")),
+        _ => (false, s),
+    };
+    if !is_digits(digits) {
+        return Err(false);
+    }
+    let trimmed = digits.trim_start_matches('0');
+    if trimmed.len() > 12 {
+        return Err(true);
+    }
+    let mut v: i64 = 0;
+    for b in trimmed.bytes() {
+        v = v * 10 + i64::from(b - b'0');
+    }
+    let v = if neg { -v } else { v };
+    if v < lo || v > hi { Err(true) } else { Ok(v) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comments_outside_quotes() {
+        assert_eq!(comment_start("note \"50% luck\" % Dee"), Some(16));
+        assert_eq!(comment_start("dealer Ann % x"), Some(11));
+        assert_eq!(comment_start("note \"a\\\"%\""), None);
+    }
+
+    #[test]
+    fn tokens_and_columns() {
+        let text = " 1. AS\u{a0}3S";
+        let toks: Vec<_> = tokens(text, 0, text.len()).collect();
+        assert_eq!(toks, vec![(1, "1."), (4, "AS"), (8, "3S")]);
+        let line = Line::new(text);
+        assert_eq!(line.col(8), 8);
+        assert_eq!(line.col(4), 5);
+    }
+
+    #[test]
+    fn repr_like_python() {
+        assert_eq!(py_repr("Eve"), "'Eve'");
+        assert_eq!(py_repr("it's"), "\"it's\"");
+        assert_eq!(py_repr("a\tb"), "'a\\tb'");
+        assert_eq!(show(&"x".repeat(50)), format!("'{}...'", "x".repeat(40)));
+    }
+
+    #[test]
+    fn numbers_are_bounded() {
+        assert_eq!(bounded_int("12", 0, 99), Ok(12));
+        assert_eq!(bounded_int("-3", -9, 9), Ok(-3));
+        assert_eq!(bounded_int("99999999999999999999999", 0, 99), Err(true));
+        assert_eq!(bounded_int("١", 0, 99), Err(false));
+        assert_eq!(bounded_int("", 0, 99), Err(false));
+    }
+
+    #[test]
+    fn quoted_strings() {
+        assert_eq!(quoted_len("a\\\"b\" rest", 0), Some(4));
+        assert_eq!(quoted_len("abc", 0), None);
+        assert_eq!(unquote("a\\\"b\\\\"), "a\"b\\");
+    }
+}

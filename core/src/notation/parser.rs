@@ -1,0 +1,1365 @@
+//! A streaming parser that never gives up: feed it bytes, take completed games and findings.
+//!
+//! Every problem becomes an E1xx [`Finding`] with line and column, and reading resumes at
+//! the next statement: a broken hand does not lose the rest of its game, a broken game does
+//! not lose the rest of its file. Time is linear in the input and memory is bounded by the
+//! longest line plus the game being read, whatever the bytes.
+
+use super::lexer::{
+    Line, bounded_int, comment_start, is_digits, is_name, is_space, quoted_len, show, to_u32,
+    tokens, trim, unquote,
+};
+use super::{
+    Bid, Bids, Code, Deal, Exchange, ExchangeKind, Finding, Game, Hand, Holding, MAX_HAND,
+    MAX_SCORE, MAX_TRICK, Meta, Name, Named, Note, Play, RevokeCall, ScoreEntry, ScoreKind,
+    ScoreLine, Tag, Trick, TrumpLine, Widow,
+};
+use crate::cards::{Card, Suit};
+
+/// Checks a `Rules` tag's value: `Some((message, offset in characters))` when it is bad.
+pub type RulesCheck = Box<dyn FnMut(&str) -> Option<(String, usize)> + Send + Sync>;
+
+/// The statements a hand holds, in the order the notation fixes.
+const HAND_ORDER: [&str; 10] = [
+    "dealer",
+    "deal",
+    "widow",
+    "bids",
+    "trump",
+    "exchanges",
+    "revokes",
+    "tricks",
+    "score",
+    "total",
+];
+
+const KEYWORDS: [&str; 14] = [
+    "hand", "dealer", "deal", "widow", "bids", "trump", "discard", "draw", "revoke", "score",
+    "total", "note", "misdeal", "winner",
+];
+
+/// The first bytes of a stream looked at to decide whether it is text at all.
+pub const SNIFF_BYTES: usize = 8192;
+
+/// A stream whose first block has NUL bytes, or is mostly not text, is not a log.
+pub fn looks_binary(head: &[u8]) -> bool {
+    if head.is_empty() {
+        return false;
+    }
+    if memchr::memchr_iter(0, head).count() > 4 {
+        return true;
+    }
+    let text = String::from_utf8_lossy(head);
+    let mut chars = 0usize;
+    let mut bad = 0usize;
+    for c in text.chars() {
+        chars += 1;
+        if c == '\u{fffd}' || ((c as u32) < 32 && !matches!(c, '\t' | '\r' | '\n' | '\u{0c}')) {
+            bad += 1;
+        }
+    }
+    bad * 10 > chars
+}
+
+/// The E109 finding for a stream that is not text.
+pub fn binary_finding(head_len: usize) -> Finding {
+    Finding {
+        code: Code::E109,
+        message: format!(
+            "this is not a text file (NUL bytes or mostly non-UTF-8 in its first {head_len} bytes): skipped"
+        ),
+        line: 1,
+        column: 1,
+        game: String::new(),
+        hand: None,
+        expected: None,
+        recorded: None,
+    }
+}
+
+/// Which players and teams a game knows.
+#[derive(Default)]
+struct Known {
+    /// For each of the game's names: 1 = a seat, 2 = a team (or a seat) usable as a score key.
+    flags: Vec<u8>,
+    players: usize,
+}
+
+const SEAT: u8 = 1;
+const KEY: u8 = 2;
+
+/// The game being read.
+struct Building {
+    game: Game,
+    hand: Option<Hand>,
+    known: Known,
+    tag_names: std::collections::HashSet<String>,
+    /// Name to index, once a game has more names than a scan is quick for.
+    index: std::collections::HashMap<String, u32>,
+    findings: Vec<Finding>,
+    last_hand_number: u32,
+}
+
+/// Names scanned in place before an index is built.
+const SCAN_NAMES: usize = 16;
+
+impl Building {
+    fn lookup(&self, name: &str) -> Option<usize> {
+        if self.game.names.len() <= SCAN_NAMES {
+            self.game.names.iter().position(|n| n == name)
+        } else {
+            self.index.get(name).map(|&i| i as usize)
+        }
+    }
+
+    fn intern(&mut self, name: &str) -> Name {
+        if let Some(i) = self.lookup(name) {
+            return Name(to_u32(i));
+        }
+        let n = to_u32(self.game.names.len());
+        self.game.names.push(name.to_string());
+        if self.game.names.len() > SCAN_NAMES {
+            if self.index.is_empty() {
+                for (i, known) in self.game.names.iter().enumerate() {
+                    self.index.insert(known.clone(), to_u32(i));
+                }
+            } else {
+                self.index.insert(name.to_string(), n);
+            }
+        }
+        Name(n)
+    }
+}
+
+/// The parser: a state machine over lines.
+pub struct Parser {
+    source_name: String,
+    ready: Vec<Finding>,
+    building: Option<Building>,
+    games_started: u32,
+    pending_comments: Vec<String>,
+    done: Vec<Game>,
+    lineno: u32,
+    carry: Vec<u8>,
+    rules_check: Option<RulesCheck>,
+    // scratch, reused for every line
+    scratch: String,
+    unreadable: Vec<Name>,
+}
+
+/// The name a game goes by in findings when it has no `GameId`: the file's base name and
+/// its position (`club.pitch#2`), as Python's `Path(source).name` gives it.
+pub fn file_label(source: &str) -> String {
+    let trimmed = source.trim_end_matches('/');
+    let base = trimmed.rsplit('/').next().unwrap_or("");
+    if base.is_empty() || base == "." || base == ".." {
+        source.to_string()
+    } else {
+        base.to_string()
+    }
+}
+
+fn game_name(label: &str, game: &Game) -> String {
+    match game.tag("GameId") {
+        Some(id) if !id.is_empty() => id.to_string(),
+        _ => format!("{label}#{}", game.index),
+    }
+}
+
+/// A close match for a misspelt word among `known`: at most two edits away, and closer than
+/// any other.
+pub fn did_you_mean<'a>(word: &str, known: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let mut best: Option<(usize, &str)> = None;
+    let limit = if word.chars().count() <= 3 { 1 } else { 2 };
+    for k in known {
+        let d = edit_distance(word, k, limit);
+        if d <= limit && best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, k));
+        }
+    }
+    best.map(|(_, k)| k)
+}
+
+/// Edit distance with adjacent transpositions (`Dna` is one edit from `Dan`), capped above `limit`.
+fn edit_distance(a: &str, b: &str, limit: usize) -> usize {
+    let a: Vec<char> = a.chars().take(64).collect();
+    let b: Vec<char> = b.chars().take(64).collect();
+    if a.len().abs_diff(b.len()) > limit {
+        return limit + 1;
+    }
+    let w = b.len() + 1;
+    let mut d = vec![0usize; (a.len() + 1) * w];
+    let at = |i: usize, j: usize| i * w + j;
+    for i in 0..=a.len() {
+        for j in 0..=b.len() {
+            let v = if i == 0 {
+                j
+            } else if j == 0 {
+                i
+            } else {
+                let (ca, cb) = (a.get(i - 1), b.get(j - 1));
+                let cost = usize::from(ca != cb);
+                let get = |x: usize| d.get(x).copied().unwrap_or(usize::MAX - 1);
+                let mut v = (get(at(i - 1, j)) + 1).min(get(at(i, j - 1)) + 1).min(get(at(i - 1, j - 1)) + cost);
+                if i > 1 && j > 1 && ca == b.get(j - 2) && a.get(i - 2) == cb {
+                    v = v.min(get(at(i - 2, j - 2)) + 1);
+                }
+                v
+            };
+            if let Some(slot) = d.get_mut(at(i, j)) {
+                *slot = v;
+            }
+        }
+    }
+    d.last().copied().unwrap_or(usize::MAX)
+}
+
+impl Parser {
+    /// A parser for the stream called `source`, whose first line is `first_line`, after
+    /// `first_game` games (a chunk of a larger file starts past its beginning).
+    pub fn new(source: &str, first_line: u32, first_game: u32) -> Parser {
+        Parser {
+            source_name: file_label(source),
+            ready: Vec::new(),
+            building: None,
+            games_started: first_game,
+            pending_comments: Vec::new(),
+            done: Vec::new(),
+            lineno: first_line.saturating_sub(1),
+            carry: Vec::new(),
+            rules_check: None,
+            scratch: String::new(),
+            unreadable: Vec::new(),
+        }
+    }
+
+    /// Check each `Rules` tag with `check` (the rule keys are declared outside the notation).
+    pub fn with_rules_check(mut self, check: RulesCheck) -> Parser {
+        self.rules_check = Some(check);
+        self
+    }
+
+    /// Feed a chunk of bytes; complete lines are read at once, a partial one waits.
+    pub fn feed(&mut self, mut chunk: &[u8]) {
+        if !self.carry.is_empty() {
+            match memchr::memchr(b'\n', chunk) {
+                None => {
+                    self.carry.extend_from_slice(chunk);
+                    return;
+                }
+                Some(nl) => {
+                    let mut line = std::mem::take(&mut self.carry);
+                    line.extend_from_slice(chunk.get(..nl).unwrap_or(&[]));
+                    self.feed_line(&line);
+                    line.clear();
+                    self.carry = line;
+                    chunk = chunk.get(nl + 1..).unwrap_or(&[]);
+                }
+            }
+        }
+        let mut start = 0;
+        for nl in memchr::memchr_iter(b'\n', chunk) {
+            self.feed_line(chunk.get(start..nl).unwrap_or(&[]));
+            start = nl + 1;
+        }
+        self.carry.extend_from_slice(chunk.get(start..).unwrap_or(&[]));
+    }
+
+    /// The end of the input: read a last line without its line end, finish the last game.
+    pub fn finish(&mut self) {
+        if !self.carry.is_empty() {
+            let line = std::mem::take(&mut self.carry);
+            self.feed_line(&line);
+        }
+        if self.building.is_some() {
+            self.finish_game(false);
+        } else {
+            self.pending_comments.clear();
+        }
+    }
+
+    /// Games completed so far (a game is complete once the next one starts).
+    pub fn take_games(&mut self) -> Vec<Game> {
+        std::mem::take(&mut self.done)
+    }
+
+    /// Findings whose game is complete, or that belong to no game.
+    pub fn take_findings(&mut self) -> Vec<Finding> {
+        std::mem::take(&mut self.ready)
+    }
+
+    /// How many completed games and ready findings wait to be taken.
+    pub fn pending(&self) -> (usize, usize) {
+        (self.done.len(), self.ready.len())
+    }
+
+    fn feed_line(&mut self, raw: &[u8]) {
+        self.lineno = self.lineno.saturating_add(1);
+        let mut raw = raw.strip_suffix(b"\n").unwrap_or(raw);
+        raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let mut text = std::mem::take(&mut self.scratch);
+        text.clear();
+        let cleaned;
+        if let Some(nul) = memchr::memchr(0, raw) {
+            let col = to_u32(String::from_utf8_lossy(raw.get(..nul).unwrap_or(&[])).chars().count()) + 1;
+            self.problem(Code::E109, "NUL byte in the text (removed before reading the line)".into(), col);
+            cleaned = raw.iter().copied().filter(|&b| b != 0).collect::<Vec<u8>>();
+            raw = &cleaned;
+        }
+        match std::str::from_utf8(raw) {
+            Ok(s) => text.push_str(s),
+            Err(e) => {
+                let valid = raw.get(..e.valid_up_to()).unwrap_or(&[]);
+                let col = to_u32(String::from_utf8_lossy(valid).chars().count()) + 1;
+                self.problem(
+                    Code::E109,
+                    format!("bytes that are not UTF-8 at column {col} (read as U+FFFD)"),
+                    col,
+                );
+                text.push_str(&String::from_utf8_lossy(raw));
+            }
+        }
+        let body = if self.lineno == 1 { text.strip_prefix('\u{feff}').unwrap_or(&text) } else { &text };
+        let line = Line::new(body);
+        self.statement_line(&line);
+        self.scratch = text;
+    }
+
+    fn statement_line(&mut self, line: &Line) {
+        let text = line.text;
+        let (stmt_end, remark) = match comment_start(text) {
+            Some(p) => (p, text.get(p + 1..).map(|c| c.trim_end_matches(is_space).to_string())),
+            None => (text.len(), None),
+        };
+        let (b0, b1) = trim(text, 0, stmt_end);
+        if b0 >= b1 {
+            if let Some(c) = remark {
+                self.pending_comments.push(c);
+            }
+            return;
+        }
+        let body = text.get(b0..b1).unwrap_or("");
+        if body.starts_with('[') {
+            self.tag(line, b0, b1, remark);
+            return;
+        }
+        let (_, word) = tokens(text, b0, b1).next().unwrap_or((b0, ""));
+        if word.as_bytes().first().is_some_and(u8::is_ascii_digit) {
+            self.tricks(line, b0, b1, remark);
+            return;
+        }
+        let col = line.col(b0);
+        let lowered = if word.is_ascii() { word.to_ascii_lowercase() } else { word.to_lowercase() };
+        let kw = lowered.trim_end_matches(':');
+        let Some(kw) = KEYWORDS.iter().copied().find(|k| *k == kw) else {
+            let hint = did_you_mean(kw, KEYWORDS.iter().copied())
+                .map(|k| format!("did you mean '{k}'? "))
+                .unwrap_or_default();
+            self.problem(
+                Code::E102,
+                format!(
+                    "unknown statement {} ({hint}expected one of: {}, a trick, or a [Tag \"value\"] pair)",
+                    show(word),
+                    KEYWORDS.join(", ")
+                ),
+                col,
+            );
+            return;
+        };
+        if word.trim_end_matches(':') != kw {
+            self.problem(
+                Code::E102,
+                format!("keywords are lower case: write '{kw}', not {}", show(word)),
+                col,
+            );
+        }
+        let Some(b) = self.building.as_mut() else {
+            self.problem(
+                Code::E108,
+                format!("'{kw}' before any tag block: a game starts with [Rules ...] and [Players ...] tags"),
+                col,
+            );
+            return;
+        };
+        b.game.end_line = self.lineno;
+        let rest = b0 + word.len();
+        let at = Span { line, start: rest, end: b1, col };
+        match kw {
+            "hand" => self.hand(at, remark),
+            "dealer" => self.dealer(at, remark),
+            "deal" => self.deal(at, remark),
+            "widow" => self.widow(at, remark),
+            "bids" => self.bids(at, remark),
+            "trump" => self.trump(at, remark),
+            "discard" => self.exchange(ExchangeKind::Discard, at, remark),
+            "draw" => self.exchange(ExchangeKind::Draw, at, remark),
+            "revoke" => self.revoke(at, remark),
+            "score" => self.score(ScoreKind::Score, at, remark),
+            "total" => self.score(ScoreKind::Total, at, remark),
+            "note" => self.note(at, remark),
+            "misdeal" => self.misdeal(at, remark),
+            _ => self.winner(at, remark),
+        }
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    fn problem(&mut self, code: Code, message: String, column: u32) {
+        self.problem_at(code, message, column, self.lineno, None);
+    }
+
+    fn problem_at(&mut self, code: Code, message: String, column: u32, line: u32, compared: Option<(String, String)>) {
+        let (expected, recorded) = match compared {
+            Some((e, r)) => (Some(e), Some(r)),
+            None => (None, None),
+        };
+        let finding = |hand| Finding { code, message, line, column, game: String::new(), hand, expected, recorded };
+        match self.building.as_mut() {
+            Some(b) => {
+                let hand = b.hand.as_ref().map(|h| h.number);
+                b.findings.push(finding(hand));
+            }
+            None => self.ready.push(finding(None)),
+        }
+    }
+
+    fn finding_count(&self) -> usize {
+        self.building.as_ref().map_or(0, |b| b.findings.len())
+    }
+
+    fn meta(&mut self, remark: Option<String>) -> Meta {
+        Meta { line: self.lineno, comments: std::mem::take(&mut self.pending_comments), remark }
+    }
+
+    fn new_game(&mut self) {
+        if self.building.is_some() {
+            self.finish_game(true);
+        }
+        self.games_started = self.games_started.saturating_add(1);
+        self.building = Some(Building {
+            game: Game { index: self.games_started, line: self.lineno, end_line: self.lineno, ..Game::default() },
+            hand: None,
+            known: Known::default(),
+            tag_names: std::collections::HashSet::new(),
+            index: std::collections::HashMap::new(),
+            findings: Vec::new(),
+            last_hand_number: 0,
+        });
+    }
+
+    fn close_hand(&mut self) {
+        if let Some(b) = self.building.as_mut() {
+            if let Some(h) = b.hand.take() {
+                b.game.hands.push(h);
+            }
+        }
+    }
+
+    fn finish_game(&mut self, keep_comments: bool) {
+        if !keep_comments {
+            // comments just before a tag block belong to the next game
+            let c = std::mem::take(&mut self.pending_comments);
+            if let Some(b) = self.building.as_mut() {
+                b.game.trailing_comments.extend(c);
+            }
+        }
+        self.close_hand();
+        self.check_game_tags();
+        let Some(b) = self.building.take() else { return };
+        let name = game_name(&self.source_name, &b.game);
+        for mut f in b.findings {
+            f.game.clone_from(&name);
+            self.ready.push(f);
+        }
+        self.done.push(b.game);
+    }
+
+    fn check_game_tags(&mut self) {
+        let Some(b) = self.building.as_ref() else { return };
+        let names: Vec<&str> = b.game.tags.iter().map(|t| t.name.as_str()).collect();
+        let present = if names.is_empty() { String::new() } else { format!(" (its tags: {})", names.join(", ")) };
+        let has_rules = names.contains(&"Rules");
+        let has_players = names.contains(&"Players");
+        let line = b.game.line;
+        if !has_rules {
+            let m = format!("the game has no Rules tag: which preset it follows is unknown{present}");
+            self.problem_at(Code::E107, m, 1, line, None);
+        }
+        if !has_players {
+            let m = format!("the game has no Players tag: the seats are unknown{present}");
+            self.problem_at(Code::E107, m, 1, line, None);
+        }
+    }
+
+    /// The name of a player (or, with `keys`, of a player or team) if the game knows it;
+    /// otherwise one finding, and `None`.
+    fn name_ok(&mut self, name: &str, column: u32, what: &str, keys: bool) -> Option<Name> {
+        let b = self.building.as_mut()?;
+        let want = if keys { KEY } else { SEAT };
+        if let Some(i) = b.lookup(name) {
+            if b.known.flags.get(i).is_some_and(|f| f & want != 0) || b.known.players == 0 {
+                return Some(Name(to_u32(i)));
+            }
+        }
+        if !is_name(name) {
+            self.problem(Code::E101, format!("{} is not a valid {what} name", show(name)), column);
+            return None;
+        }
+        if b.known.players > 0 {
+            let mut known: Vec<&str> = b
+                .game
+                .names
+                .iter()
+                .zip(&b.known.flags)
+                .filter(|(_, f)| **f & want != 0)
+                .map(|(n, _)| n.as_str())
+                .collect();
+            known.sort_unstable();
+            let seats = if known.is_empty() { "none".to_string() } else { known.join(" ") };
+            let hint = did_you_mean(name, known.iter().copied())
+                .map(|k| format!("; did you mean '{k}'?"))
+                .unwrap_or_default();
+            let m = format!("unknown {what} {} (this game has: {seats}){hint}", show(name));
+            self.problem(Code::E104, m, column);
+            return None;
+        }
+        Some(b.intern(name))
+    }
+
+    fn cards(&mut self, line: &Line, start: usize, end: usize) -> (Vec<Card>, Vec<u32>, bool) {
+        let mut cards = Vec::new();
+        let mut cols = Vec::new();
+        let mut bad = false;
+        for (at, tok) in tokens(line.text, start, end) {
+            let col = line.col(at);
+            match Card::parse(tok) {
+                Some(c) => {
+                    cards.push(c);
+                    cols.push(col);
+                }
+                None => {
+                    bad = true;
+                    self.problem(Code::E103, bad_card(tok), col);
+                }
+            }
+        }
+        (cards, cols, bad)
+    }
+
+    /// The hand a statement belongs to, or one E108 when none is open.
+    fn in_hand(&mut self, kw: &str, col: u32) -> bool {
+        if self.building.as_ref().is_some_and(|b| b.hand.is_some()) {
+            return true;
+        }
+        self.problem(Code::E108, format!("'{kw}' outside a hand: open one with `hand N`"), col);
+        false
+    }
+
+    fn hand_mut(&mut self) -> Option<&mut Hand> {
+        self.building.as_mut().and_then(|b| b.hand.as_mut())
+    }
+
+    /// Whether a statement may go in `slot`; reports repeats and out-of-order ones.
+    fn order(&mut self, slot: &str, kw: &str, col: u32) -> bool {
+        let Some(h) = self.building.as_ref().and_then(|b| b.hand.as_ref()) else { return false };
+        let filled = |s: &str| match s {
+            "dealer" => h.dealer.is_some(),
+            "deal" => h.deal.is_some(),
+            "widow" => h.widow.is_some(),
+            "bids" => h.bids.is_some(),
+            "trump" => h.trump.is_some(),
+            "exchanges" => !h.exchanges.is_empty(),
+            "revokes" => !h.revokes.is_empty(),
+            "tricks" => !h.tricks.is_empty(),
+            "score" => h.score.is_some(),
+            "total" => h.total.is_some(),
+            "misdeal" => h.misdeal.is_some(),
+            _ => false,
+        };
+        let single = matches!(slot, "dealer" | "deal" | "widow" | "bids" | "trump" | "score" | "total" | "misdeal");
+        if single && filled(slot) {
+            let m = format!("a second '{kw}' line in hand {} (the first one is kept)", h.number);
+            self.problem(Code::E108, m, col);
+            return false;
+        }
+        // a revoke is often called after the trick: it may stand anywhere
+        if let Some(i) = HAND_ORDER.iter().position(|s| *s == slot).filter(|_| slot != "revokes") {
+            let later = HAND_ORDER.iter().skip(i + 1).find(|s| **s != "revokes" && filled(s));
+            if let Some(later) = later {
+                let m = format!(
+                    "'{kw}' is out of order: it comes after a '{later}' statement (the order is {})",
+                    HAND_ORDER.join(", ")
+                );
+                self.problem(Code::E108, m, col);
+            }
+        }
+        true
+    }
+
+    // ------------------------------------------------------------------ statements
+
+    fn tag(&mut self, line: &Line, b0: usize, b1: usize, remark: Option<String>) {
+        let col = line.col(b0);
+        let Some(parsed) = parse_tag(line.text, b0, b1) else {
+            self.problem(Code::E101, "a tag pair is written [Name \"value\"]".into(), col);
+            return;
+        };
+        let (name, value_start, value_end) = parsed;
+        let reopen = match self.building.as_ref() {
+            None => true,
+            Some(b) => {
+                !b.game.hands.is_empty() || b.hand.is_some() || b.game.winner.is_some() || b.tag_names.contains(name)
+            }
+        };
+        if reopen {
+            // a repeated tag opens the next game
+            self.new_game();
+        }
+        let value = unquote(line.text.get(value_start..value_end).unwrap_or(""));
+        let value_col = line.col(value_start);
+        let lineno = self.lineno;
+        if let Some(b) = self.building.as_mut() {
+            b.game.end_line = lineno;
+        }
+        match name {
+            "Players" => self.players_tag(&value, value_col),
+            "Teams" => self.teams_tag(&value, value_col),
+            "Rules" => {
+                if let Some(check) = self.rules_check.as_mut() {
+                    if let Some((message, offset)) = check(&value) {
+                        let c = value_col.saturating_add(to_u32(offset));
+                        self.problem(Code::E105, format!("bad Rules tag: {message}"), c);
+                    }
+                }
+            }
+            "Date" if !value.is_empty() && !is_date(&value) => {
+                self.problem(Code::E101, format!("Date is written YYYY.MM.DD, not {}", show(&value)), value_col);
+            }
+            _ => {}
+        }
+        let meta = self.meta(remark);
+        if let Some(b) = self.building.as_mut() {
+            b.tag_names.insert(name.to_string());
+            b.game.tags.push(Tag { name: name.to_string(), value, meta });
+        }
+    }
+
+    fn players_tag(&mut self, value: &str, value_col: u32) {
+        let seats: Vec<&str> = value.split(is_space).filter(|s| !s.is_empty()).collect();
+        let bad: Vec<&str> = seats.iter().copied().filter(|s| !is_name(s)).collect();
+        let mut unique = seats.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        if seats.is_empty() || !bad.is_empty() {
+            let shown = if bad.is_empty() { value.to_string() } else { bad.join(" ") };
+            self.problem(Code::E107, format!("Players needs names in seat order; bad: {}", show(&shown)), value_col);
+        } else if unique.len() != seats.len() {
+            self.problem(Code::E107, "a player is seated twice in the Players tag".into(), value_col);
+        }
+        let Some(b) = self.building.as_mut() else { return };
+        for s in unique {
+            let n = b.intern(s);
+            set_flag(&mut b.known.flags, n, SEAT | KEY);
+            b.known.players += 1;
+        }
+    }
+
+    fn teams_tag(&mut self, value: &str, value_col: u32) {
+        let (teams, err) = parse_teams(value);
+        if let Some(err) = err {
+            self.problem(Code::E107, format!("bad Teams tag: {err}"), value_col);
+        }
+        let Some(b) = self.building.as_mut() else { return };
+        for (team, _) in teams {
+            let n = b.intern(&team);
+            set_flag(&mut b.known.flags, n, KEY);
+        }
+    }
+
+    fn hand(&mut self, at: Span, remark: Option<String>) {
+        let toks: Vec<(usize, &str)> = at.tokens().collect();
+        let Some(b) = self.building.as_ref() else { return };
+        let last = b.last_hand_number;
+        let number = match toks.as_slice() {
+            [(tat, tok)] if is_digits(tok) => match bounded_int(tok, 0, MAX_HAND) {
+                Ok(n) => {
+                    let n = u32::try_from(n).unwrap_or(0);
+                    if n != last + 1 {
+                        let m = format!("hand {n} follows hand {last}: expected hand {}", last + 1);
+                        let compared = Some(((last + 1).to_string(), n.to_string()));
+                        self.problem_at(Code::E106, m, at.line.col(*tat), self.lineno, compared);
+                    }
+                    n
+                }
+                Err(_) => {
+                    let m = format!(
+                        "hand number {} is out of range: hands are numbered 1 to {MAX_HAND} (read as hand {})",
+                        show(tok),
+                        last + 1
+                    );
+                    self.problem(Code::E101, m, at.line.col(*tat));
+                    last + 1
+                }
+            },
+            _ => {
+                self.problem(Code::E101, "a hand starts `hand N` with N a whole number".into(), at.col);
+                last + 1
+            }
+        };
+        if self.building.as_ref().is_some_and(|b| b.game.winner.is_some()) {
+            self.problem(Code::E108, "a hand after the winner line".into(), at.col);
+        }
+        self.close_hand();
+        let meta = self.meta(remark);
+        if let Some(b) = self.building.as_mut() {
+            b.last_hand_number = number;
+            b.hand = Some(Hand { number, meta, ..Hand::default() });
+        }
+    }
+
+    fn dealer(&mut self, at: Span, remark: Option<String>) {
+        if !self.in_hand("dealer", at.col) || !self.order("dealer", "dealer", at.col) {
+            return;
+        }
+        let toks: Vec<(usize, &str)> = at.tokens().collect();
+        let [(tat, name)] = toks.as_slice() else {
+            self.problem(Code::E101, "write `dealer NAME`".into(), at.col);
+            return;
+        };
+        let column = at.line.col(*tat);
+        if let Some(name) = self.name_ok(name, column, "player", false) {
+            let meta = self.meta(remark);
+            if let Some(h) = self.hand_mut() {
+                h.dealer = Some(Named { name, column, meta });
+            }
+        }
+    }
+
+    /// `NAME: CARDS; NAME: CARDS ...`; `dropped` is set when a holding could not be kept.
+    fn holdings(&mut self, at: &Span, kw: &str, dropped: &mut bool) -> Vec<Holding> {
+        let mut out = Vec::new();
+        let text = at.line.text;
+        let mut part_start = at.start;
+        let segment = text.get(at.start..at.end).unwrap_or("");
+        let mut parts: Vec<(usize, usize)> = Vec::new();
+        for p in memchr::memchr_iter(b';', segment.as_bytes()) {
+            parts.push((part_start, at.start + p));
+            part_start = at.start + p + 1;
+        }
+        parts.push((part_start, at.end));
+        for (ps, pe) in parts {
+            let part = text.get(ps..pe).unwrap_or("");
+            if part.trim_matches(is_space).is_empty() {
+                continue;
+            }
+            let Some(colon) = memchr::memchr(b':', part.as_bytes()) else {
+                let lead = part.len() - part.trim_start_matches(is_space).len();
+                self.problem(Code::E101, format!("{kw} lists NAME: CARDS, separated by ';'"), at.line.col(ps + lead));
+                *dropped = true;
+                continue;
+            };
+            let ntoks: Vec<(usize, &str)> = tokens(text, ps, ps + colon).collect();
+            let [(nat, name)] = ntoks.as_slice() else {
+                self.problem(Code::E101, format!("{kw}: one player name before each ':'"), at.line.col(ps));
+                *dropped = true;
+                continue;
+            };
+            let ncol = at.line.col(*nat);
+            let Some(player) = self.name_ok(name, ncol, "player", false) else {
+                *dropped = true;
+                continue;
+            };
+            let (cards, columns, bad) = self.cards(at.line, ps + colon + 1, pe);
+            out.push(Holding { player, cards, columns, column: ncol });
+            if bad {
+                self.unreadable.push(player);
+            }
+        }
+        out
+    }
+
+    fn deal(&mut self, at: Span, remark: Option<String>) {
+        if !self.in_hand("deal", at.col) || !self.order("deal", "deal", at.col) {
+            return;
+        }
+        self.unreadable.clear();
+        let mut dropped = false;
+        let holdings = self.holdings(&at, "deal", &mut dropped);
+        let mut unreadable = std::mem::take(&mut self.unreadable);
+        unreadable.sort_by_key(|n| n.0);
+        unreadable.dedup();
+        let meta = self.meta(remark);
+        if let Some(h) = self.hand_mut() {
+            h.deal = Some(Deal { holdings, meta, unreadable, incomplete: dropped });
+        }
+    }
+
+    fn widow(&mut self, at: Span, remark: Option<String>) {
+        if !self.in_hand("widow", at.col) || !self.order("widow", "widow", at.col) {
+            return;
+        }
+        let (s, _) = trim(at.line.text, at.start, at.end);
+        let start = if at.line.text.get(s..).is_some_and(|t| t.starts_with(':')) { s + 1 } else { at.start };
+        let (cards, columns, _) = self.cards(at.line, start, at.end);
+        let meta = self.meta(remark);
+        if let Some(h) = self.hand_mut() {
+            h.widow = Some(Widow { cards, columns, meta });
+        }
+    }
+
+    fn bids(&mut self, at: Span, remark: Option<String>) {
+        if !self.in_hand("bids", at.col) || !self.order("bids", "bids", at.col) {
+            return;
+        }
+        let text = at.line.text;
+        let before = self.finding_count();
+        let mut bids = Vec::new();
+        let segment = text.get(at.start..at.end).unwrap_or("");
+        let rest_blank = segment.trim_matches(is_space).is_empty();
+        let mut parts: Vec<(usize, usize)> = Vec::new();
+        let mut ps = at.start;
+        for p in memchr::memchr_iter(b',', segment.as_bytes()) {
+            parts.push((ps, at.start + p));
+            ps = at.start + p + 1;
+        }
+        parts.push((ps, at.end));
+        for (ps, pe) in parts {
+            let toks: Vec<(usize, &str)> = tokens(text, ps, pe).collect();
+            let Some(&(nat, name)) = toks.first() else {
+                if ps != at.start || !rest_blank {
+                    self.problem(Code::E101, "an empty bid between commas".into(), at.line.col(ps));
+                }
+                continue;
+            };
+            let ncol = at.line.col(nat);
+            let word = match toks.as_slice() {
+                [_, (_, p), (sat, s)] if p.eq_ignore_ascii_case("pitch") => match Suit::parse_word(s) {
+                    // pitching: the suit pitched may follow the word (`Cal pitch H`)
+                    Some(suit) => format!("pitch {}", suit.letter()),
+                    None => {
+                        self.problem(Code::E101, format!("{} is not a suit (S H D C)", show(s)), at.line.col(*sat));
+                        continue;
+                    }
+                },
+                [_, (wat, w)] => {
+                    if !(!w.is_empty() && w.bytes().all(|c| c.is_ascii_alphanumeric())) {
+                        self.problem(Code::E101, format!("{} is not a bid word", show(w)), at.line.col(*wat));
+                        continue;
+                    }
+                    w.to_ascii_lowercase()
+                }
+                _ => {
+                    let m = "each bid is NAME WORD (pass, a number, smudge, pitch, sells, keeps)";
+                    self.problem(Code::E101, m.into(), ncol);
+                    continue;
+                }
+            };
+            if let Some(player) = self.name_ok(name, ncol, "player", false) {
+                bids.push(Bid { player, word, column: ncol });
+            }
+        }
+        let unreadable = self.finding_count() > before;
+        let meta = self.meta(remark);
+        if let Some(h) = self.hand_mut() {
+            h.bids = Some(Bids { bids, meta, unreadable });
+        }
+    }
+
+    fn trump(&mut self, at: Span, remark: Option<String>) {
+        if !self.in_hand("trump", at.col) || !self.order("trump", "trump", at.col) {
+            return;
+        }
+        let toks: Vec<(usize, &str)> = at.tokens().collect();
+        let suit = match toks.as_slice() {
+            [(_, t)] => Suit::parse_word(t),
+            _ => None,
+        };
+        let Some(suit) = suit else {
+            let c = toks.first().map_or(at.col, |(p, _)| at.line.col(*p));
+            self.problem(Code::E101, "write `trump SUIT` with SUIT one of S H D C".into(), c);
+            return;
+        };
+        let column = toks.first().map_or(at.col, |(p, _)| at.line.col(*p));
+        let meta = self.meta(remark);
+        if let Some(h) = self.hand_mut() {
+            h.trump = Some(TrumpLine { suit, column, meta });
+        }
+    }
+
+    fn exchange(&mut self, kind: ExchangeKind, at: Span, remark: Option<String>) {
+        let kw = kind.word();
+        if !self.in_hand(kw, at.col) || !self.order("exchanges", kw, at.col) {
+            return;
+        }
+        self.unreadable.clear();
+        let mut dropped = false;
+        let mut hs = self.holdings(&at, kw, &mut dropped);
+        if hs.len() != 1 {
+            if !hs.is_empty() {
+                self.problem(Code::E101, format!("one player per {kw} line"), at.col);
+            }
+            return;
+        }
+        let meta = self.meta(remark);
+        if let (Some(holding), Some(h)) = (hs.pop(), self.hand_mut()) {
+            h.exchanges.push(Exchange { kind, holding, meta });
+        }
+    }
+
+    fn revoke(&mut self, at: Span, remark: Option<String>) {
+        if !self.in_hand("revoke", at.col) || !self.order("revokes", "revoke", at.col) {
+            return;
+        }
+        let toks: Vec<(usize, &str)> = at.tokens().collect();
+        let (nat, name, trick) = match toks.as_slice() {
+            [(nat, name), (_, "trick"), (tat, n)] if is_digits(n) => match bounded_int(n, 1, MAX_TRICK) {
+                Ok(t) => (*nat, *name, u32::try_from(t).ok()),
+                Err(_) => {
+                    let m = format!("trick {} is out of range: tricks are numbered 1 to {MAX_TRICK}", show(n));
+                    self.problem(Code::E101, m, at.line.col(*tat));
+                    return;
+                }
+            },
+            [(nat, name)] => (*nat, *name, None),
+            _ => {
+                self.problem(Code::E101, "write `revoke NAME` or `revoke NAME trick N`".into(), at.col);
+                return;
+            }
+        };
+        let column = at.line.col(nat);
+        if let Some(player) = self.name_ok(name, column, "player", false) {
+            let meta = self.meta(remark);
+            if let Some(h) = self.hand_mut() {
+                h.revokes.push(RevokeCall { player, trick, column, meta });
+            }
+        }
+    }
+
+    fn tricks(&mut self, line: &Line, b0: usize, b1: usize, remark: Option<String>) {
+        let col = line.col(b0);
+        let lineno = self.lineno;
+        let Some(b) = self.building.as_mut() else {
+            self.problem(Code::E108, "a trick before any tag block".into(), col);
+            return;
+        };
+        b.game.end_line = lineno;
+        if !self.in_hand("trick", col) {
+            return;
+        }
+        // (number or None when out of range, its column, its card tokens)
+        let mut groups: Vec<(Option<u32>, u32, Vec<(usize, &str)>)> = Vec::new();
+        for (tat, tok) in tokens(line.text, b0, b1) {
+            if let Some(digits) = tok.strip_suffix('.').filter(|d| is_digits(d)) {
+                let tcol = line.col(tat);
+                let number = match bounded_int(digits, 0, MAX_TRICK) {
+                    Ok(n) => u32::try_from(n).ok(),
+                    Err(_) => {
+                        let m = format!(
+                            "trick number {} is out of range: tricks are numbered 1 to {MAX_TRICK} (its cards are not read)",
+                            show(digits)
+                        );
+                        self.problem(Code::E101, m, tcol);
+                        None
+                    }
+                };
+                groups.push((number, tcol, Vec::new()));
+            } else if let Some(g) = groups.last_mut() {
+                g.2.push((tat, tok));
+            } else {
+                let m = "a trick starts with its number and a dot: `1. Ann:AS Bob:3S ...`";
+                self.problem(Code::E101, m.into(), line.col(tat));
+                return;
+            }
+        }
+        self.order("tricks", "trick", col);
+        let mut comments = std::mem::take(&mut self.pending_comments);
+        let last = groups.len().saturating_sub(1);
+        let mut remark = remark;
+        for (i, (number, ncol, toks)) in groups.into_iter().enumerate() {
+            let Some(number) = number else { continue };
+            let toks = join_split_plays(toks);
+            let long = toks.iter().filter(|(_, t, _)| t.contains(':')).count();
+            let short = long == 0;
+            if long > 0 && long != toks.len() {
+                let m = format!("trick {number} mixes NAME:CARD and bare cards; use one form");
+                self.problem(Code::E101, m, ncol);
+            }
+            let mut plays = Vec::with_capacity(toks.len());
+            for (tat, tok, split) in &toks {
+                let tcol = line.col(*tat);
+                let (player, ctok, ccol) = match tok.split_once(':') {
+                    Some((name, ctok)) => {
+                        let Some(p) = self.name_ok(name, tcol, "player", false) else { continue };
+                        let ctok = ctok.trim_start_matches(is_space);
+                        let ccol = line.col(tat + tok.len() - ctok.len());
+                        (Some(p), ctok, ccol)
+                    }
+                    None => (None, tok.as_ref(), tcol),
+                };
+                let Some(card) = Card::parse(ctok) else {
+                    self.problem(Code::E103, bad_card(ctok), ccol);
+                    continue;
+                };
+                if *split {
+                    let joined: String = tok.chars().filter(|c| !is_space(*c)).collect();
+                    let m = format!("no space may stand between a player's colon and the card: write {}", show(&joined));
+                    self.problem(Code::E101, m, ccol);
+                }
+                plays.push(Play { player, card, column: tcol });
+            }
+            if toks.is_empty() {
+                self.problem(Code::E101, format!("trick {number} has no cards"), ncol);
+            }
+            let unreadable = plays.len() != toks.len();
+            let meta = Meta {
+                line: lineno,
+                comments: if i == 0 { std::mem::take(&mut comments) } else { Vec::new() },
+                remark: if i == last { remark.take() } else { None },
+            };
+            if let Some(h) = self.hand_mut() {
+                h.tricks.push(Trick { number, plays, short, column: ncol, meta, unreadable });
+            }
+        }
+    }
+
+    fn score(&mut self, kind: ScoreKind, at: Span, remark: Option<String>) {
+        let kw = kind.word();
+        if !self.in_hand(kw, at.col) || !self.order(kw, kw, at.col) {
+            return;
+        }
+        let text = at.line.text;
+        let before = self.finding_count();
+        let mut entries = Vec::new();
+        let segment = text.get(at.start..at.end).unwrap_or("");
+        let mut bounds: Vec<(usize, usize)> = Vec::new();
+        let mut ps = at.start;
+        for p in memchr::memchr_iter(b',', segment.as_bytes()) {
+            bounds.push((ps, at.start + p));
+            ps = at.start + p + 1;
+        }
+        bounds.push((ps, at.end));
+        for (ps, pe) in bounds {
+            let toks: Vec<(usize, &str)> = tokens(text, ps, pe).collect();
+            let shape = format!("each {kw} entry is KEY N (a player or team, then a whole number)");
+            let [(kat, key), (vat, num)] = toks.as_slice() else {
+                let c = toks.first().map_or(at.line.col(ps), |(p, _)| at.line.col(*p));
+                self.problem(Code::E101, shape, c);
+                continue;
+            };
+            let value = match bounded_int(num, -MAX_SCORE, MAX_SCORE) {
+                Ok(v) => i32::try_from(v).unwrap_or(0),
+                Err(false) => {
+                    self.problem(Code::E101, shape, at.line.col(*kat));
+                    continue;
+                }
+                Err(true) => {
+                    let m = format!("{} is out of range: a {kw} is a whole number from -{MAX_SCORE} to {MAX_SCORE}", show(num));
+                    self.problem(Code::E101, m, at.line.col(*vat));
+                    continue;
+                }
+            };
+            let kcol = at.line.col(*kat);
+            if let Some(key) = self.name_ok(key, kcol, "player or team", true) {
+                entries.push(ScoreEntry { key, value, column: kcol });
+            }
+        }
+        let unreadable = self.finding_count() > before;
+        let meta = self.meta(remark);
+        if let Some(h) = self.hand_mut() {
+            let line = Some(ScoreLine { kind, entries, meta, unreadable });
+            match kind {
+                ScoreKind::Score => h.score = line,
+                ScoreKind::Total => h.total = line,
+            }
+        }
+    }
+
+    fn note(&mut self, at: Span, remark: Option<String>) {
+        if !self.in_hand("note", at.col) {
+            return;
+        }
+        let text = at.line.text;
+        let (s, e) = trim(text, at.start, at.end);
+        let body = text.get(s..e).unwrap_or("");
+        let ok = body.len() >= 2
+            && body.starts_with('"')
+            && quoted_len(text, s + 1).is_some_and(|n| s + 1 + n + 1 == e);
+        if !ok {
+            self.problem(Code::E101, "write `note \"TEXT\"` with the text in double quotes".into(), at.col);
+            return;
+        }
+        let note = unquote(text.get(s + 1..e - 1).unwrap_or(""));
+        let meta = self.meta(remark);
+        if let Some(h) = self.hand_mut() {
+            h.notes.push(Note { text: note, meta });
+        }
+    }
+
+    fn misdeal(&mut self, at: Span, remark: Option<String>) {
+        if !self.in_hand("misdeal", at.col) || !self.order("misdeal", "misdeal", at.col) {
+            return;
+        }
+        if at.tokens().next().is_some() {
+            self.problem(Code::E101, "`misdeal` takes nothing after it".into(), at.line.col(at.start));
+        }
+        let meta = self.meta(remark);
+        if let Some(h) = self.hand_mut() {
+            h.misdeal = Some(meta);
+        }
+    }
+
+    fn winner(&mut self, at: Span, remark: Option<String>) {
+        let toks: Vec<(usize, &str)> = at.tokens().collect();
+        let [(nat, name)] = toks.as_slice() else {
+            self.problem(Code::E101, "write `winner NAME` (a player, or a team in partnership presets)".into(), at.col);
+            return;
+        };
+        if self.building.as_ref().is_some_and(|b| b.game.winner.is_some()) {
+            self.problem(Code::E108, "a second winner line (the first one is kept)".into(), at.col);
+            return;
+        }
+        let column = at.line.col(*nat);
+        if let Some(name) = self.name_ok(name, column, "player or team", true) {
+            self.close_hand();
+            let meta = self.meta(remark);
+            if let Some(b) = self.building.as_mut() {
+                b.game.winner = Some(Named { name, column, meta });
+            }
+        }
+    }
+}
+
+/// The part of a line after a statement's keyword.
+struct Span<'l, 'a> {
+    line: &'l Line<'a>,
+    start: usize,
+    end: usize,
+    /// The column of the statement's keyword.
+    col: u32,
+}
+
+impl<'a> Span<'_, 'a> {
+    fn tokens(&self) -> super::lexer::Tokens<'a> {
+        tokens(self.line.text, self.start, self.end)
+    }
+}
+
+fn set_flag(flags: &mut Vec<u8>, n: Name, flag: u8) {
+    let i = n.0 as usize;
+    if flags.len() <= i {
+        flags.resize(i + 1, 0);
+    }
+    if let Some(f) = flags.get_mut(i) {
+        *f |= flag;
+    }
+}
+
+fn bad_card(tok: &str) -> String {
+    format!("bad card token {}: expected a rank A K Q J T 9-2 then a suit S H D C", show(tok))
+}
+
+/// `Ben: QH` is one play written with a space after the colon: join the two tokens (and
+/// say so once) rather than read a bare card and an empty one.
+fn join_split_plays<'a>(toks: Vec<(usize, &'a str)>) -> Vec<(usize, std::borrow::Cow<'a, str>, bool)> {
+    let mut out: Vec<(usize, std::borrow::Cow<'a, str>, bool)> = Vec::with_capacity(toks.len());
+    let mut it = toks.into_iter().peekable();
+    while let Some((at, tok)) = it.next() {
+        let bare_name = tok.len() > 1 && tok.ends_with(':') && tok.matches(':').count() == 1;
+        if bare_name {
+            if let Some(&(_, next)) = it.peek() {
+                if !next.contains(':') {
+                    it.next();
+                    out.push((at, std::borrow::Cow::Owned(format!("{tok} {next}")), true));
+                    continue;
+                }
+            }
+        }
+        out.push((at, std::borrow::Cow::Borrowed(tok), false));
+    }
+    out
+}
+
+/// `[Name "value"]` within `text[b0..b1]`: the name and the bounds of the quoted value.
+fn parse_tag(text: &str, b0: usize, b1: usize) -> Option<(&str, usize, usize)> {
+    let body = text.get(b0..b1)?;
+    let inner = body.strip_prefix('[')?;
+    let after_bracket = b0 + 1;
+    let name_start = after_bracket + (inner.len() - inner.trim_start_matches(is_space).len());
+    let rest = text.get(name_start..b1)?;
+    let name_len = rest
+        .bytes()
+        .enumerate()
+        .take_while(|(i, c)| if *i == 0 { c.is_ascii_alphabetic() } else { c.is_ascii_alphanumeric() || *c == b'_' })
+        .count();
+    if name_len == 0 {
+        return None;
+    }
+    let name = rest.get(..name_len)?;
+    let after_name = rest.get(name_len..)?;
+    let gap = after_name.len() - after_name.trim_start_matches(is_space).len();
+    if gap == 0 {
+        return None;
+    }
+    let quote = name_start + name_len + gap;
+    if text.get(quote..b1)?.as_bytes().first() != Some(&b'"') {
+        return None;
+    }
+    let value_start = quote + 1;
+    let len = quoted_len(text.get(..b1)?, value_start)?;
+    let value_end = value_start + len;
+    let tail = text.get(value_end + 1..b1)?.trim_start_matches(is_space);
+    let tail = tail.strip_prefix(']')?;
+    if !tail.trim_matches(is_space).is_empty() {
+        return None;
+    }
+    Some((name, value_start, value_end))
+}
+
+/// `YYYY.MM.DD`, where the month and day may be `??`.
+fn is_date(v: &str) -> bool {
+    let b = v.as_bytes();
+    let two = |x: &[u8]| x.iter().all(u8::is_ascii_digit) || x == b"??";
+    b.len() == 10
+        && b.get(..4).is_some_and(|y| y.iter().all(u8::is_ascii_digit))
+        && b.get(4) == Some(&b'.')
+        && b.get(5..7).is_some_and(two)
+        && b.get(7) == Some(&b'.')
+        && b.get(8..10).is_some_and(two)
+}
+
+/// Read a `Teams` tag `"NS: Ann Cal; EW: Bob Dee"`: the teams read, and the first error.
+pub fn parse_teams(text: &str) -> (Vec<(String, Vec<String>)>, Option<String>) {
+    let mut teams: Vec<(String, Vec<String>)> = Vec::new();
+    for part in text.split(';') {
+        let part = part.trim_matches(is_space);
+        if part.is_empty() {
+            continue;
+        }
+        let (name, members) = match part.split_once(':') {
+            Some((n, m)) => (n.trim_matches(is_space), Some(m)),
+            None => (part, None),
+        };
+        let members: Vec<String> = members
+            .map(|m| m.split(is_space).filter(|s| !s.is_empty()).map(str::to_string).collect())
+            .unwrap_or_default();
+        if !is_name(name) || members.is_empty() {
+            return (teams, Some(format!("team {} needs the form NAME: PLAYER PLAYER", super::lexer::py_repr(part))));
+        }
+        match teams.iter_mut().find(|(n, _)| n == name) {
+            Some(t) => t.1 = members,
+            None => teams.push((name.to_string(), members)),
+        }
+    }
+    (teams, None)
+}
+
+/// Parse a whole text at once; for tests and small inputs.
+pub fn parse_all(data: &[u8], source: &str) -> (Vec<Game>, Vec<Finding>) {
+    let mut p = Parser::new(source, 1, 0);
+    p.feed(data);
+    p.finish();
+    (p.take_games(), p.take_findings())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEAD: &str = "[Rules \"auction\"]\n[Players \"Ann Bob Cal Dee\"]\n";
+
+    fn codes(text: &str) -> Vec<(&'static str, u32, u32)> {
+        parse_all(text.as_bytes(), "t.pitch").1.iter().map(|f| (f.code.as_str(), f.line, f.column)).collect()
+    }
+
+    #[test]
+    fn the_notation_example_reads_cleanly() {
+        let text = format!(
+            "{HEAD}\nhand 1\ndealer Ann\nbids Bob 2, Cal pass, Dee 3, Ann 3        % the dealer takes it at 3\n\
+             1. Ann:AS Bob:3S Cal:9S Dee:KS\n2. Ann:JS Bob:4S Cal:TD Dee:2S\n\
+             score Ann 3, Bob 0, Cal 1, Dee 0\n"
+        );
+        let (games, findings) = parse_all(text.as_bytes(), "club.pitch");
+        assert!(findings.is_empty(), "{findings:?}");
+        let h = &games[0].hands[0];
+        assert_eq!(h.tricks.len(), 2);
+        assert_eq!(h.bids.as_ref().map(|b| b.bids.len()), Some(4));
+        assert_eq!(h.bids.as_ref().and_then(|b| b.meta.remark.clone()).as_deref(), Some(" the dealer takes it at 3"));
+    }
+
+    #[test]
+    fn bad_card_and_unknown_player() {
+        let t = format!("{HEAD}hand 1\ndealer Ann\n1. Bob:AS Cal:QX Dee:2S Ann:4S\n");
+        assert_eq!(codes(&t), vec![("E103", 5, 15)]);
+        let t = "[Rules \"auction\"]\n[Players \"Dan Bob Cal\"]\nhand 1\ndealr Dan\ndealer Dna\n";
+        let (_, f) = parse_all(t.as_bytes(), "t");
+        assert_eq!(f.len(), 2);
+        assert!(f[0].message.contains("did you mean 'dealer'"), "{}", f[0].message);
+        assert!(f[1].message.contains("did you mean 'Dan'"), "{}", f[1].message);
+    }
+
+    #[test]
+    fn numbers_out_of_range_are_one_finding_each() {
+        let t = format!(
+            "{HEAD}hand 99999999999999999999999\nscore Ann 99999999999999999999999, Bob 1\n\
+             revoke Ann trick 12345678901234567890\n"
+        );
+        let f = codes(&t);
+        assert_eq!(f, vec![("E101", 3, 6), ("E101", 4, 11), ("E101", 5, 18)]);
+        let f = codes(&format!("{HEAD}hand 1\n100. AS 2. KS\n"));
+        assert_eq!(f, vec![("E101", 4, 1)]);
+        let (g, _) = parse_all(t.as_bytes(), "t");
+        assert_eq!(g[0].hands[0].number, 1);
+    }
+
+    #[test]
+    fn ascii_digits_only() {
+        let t = format!("{HEAD}hand \u{661}\n\u{661}. AS\nhand \u{b2}\n");
+        let f = codes(&t);
+        assert_eq!(f.iter().map(|x| x.0).collect::<Vec<_>>(), vec!["E101", "E102", "E101"]);
+    }
+
+    #[test]
+    fn columns_count_characters() {
+        let t = format!("{HEAD}hand 1\n% ♠♠\nnote \"♠♠\" % x\n1. ♠A ♥Q 9X\n");
+        let f = parse_all(t.as_bytes(), "t").1;
+        assert_eq!(f.iter().map(|x| (x.line, x.column)).collect::<Vec<_>>(), vec![(6, 10)]);
+    }
+
+    #[test]
+    fn split_play_is_one_finding_and_kept() {
+        let t = format!("{HEAD}hand 1\n1. Ann:AS Ben: QH\n");
+        let (g, f) = parse_all(t.as_bytes(), "t");
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].code, Code::E104);
+        let t = format!("{HEAD}hand 1\n1. Ann:AS Bob: QH\n");
+        let (g2, f2) = parse_all(t.as_bytes(), "t");
+        assert_eq!(f2.len(), 1, "{f2:?}");
+        assert_eq!(f2[0].code, Code::E101);
+        assert_eq!(g2[0].hands[0].tricks[0].plays.len(), 2);
+        drop(g);
+    }
+
+    #[test]
+    fn binary_is_sniffed() {
+        assert!(looks_binary(b"\0\0\0\0\0\0"));
+        assert!(!looks_binary(HEAD.as_bytes()));
+    }
+
+    #[test]
+    fn tag_values_and_repeats() {
+        let t = "[Event \"a \\\"b\\\"\"]\n[Rules \"auction\"]\n[Players \"A B\"]\n[Rules \"auction\"]\n[Players \"A B\"]\n";
+        let (g, f) = parse_all(t.as_bytes(), "x/y.pitch");
+        assert_eq!(g.len(), 2);
+        assert_eq!(g[0].tags[0].value, "a \"b\"");
+        assert!(f.is_empty());
+        assert_eq!(file_label("x/y.pitch"), "y.pitch");
+    }
+
+    #[test]
+    fn teams() {
+        let (t, e) = parse_teams("NS: Ann Cal; EW: Bob Dee");
+        assert_eq!(t.len(), 2);
+        assert!(e.is_none());
+        assert_eq!(parse_teams("NS Ann Cal").1.as_deref(), Some("team 'NS Ann Cal' needs the form NAME: PLAYER PLAYER"));
+    }
+}
