@@ -47,7 +47,8 @@ import pyarrow.parquet as pq
 
 from .engine import GameResult, audit_games
 from .notation import Finding, Game, expand_paths, iter_games
-from .tables import SCHEMA_VERSION, SCHEMAS, TABLES, Rows, add_finding, add_game, game_key, load_schema_doc
+from .tables import SCHEMA_VERSION, SCHEMAS, TABLES, Rows, add_finding, add_game, game_key, legacy_game_key, \
+    load_schema_doc
 
 BATCH_HANDS = 5_000  # hands audited together (one engine batch)
 CHUNK_BYTES = 8 << 20  # input bytes per task
@@ -357,6 +358,7 @@ class TaskResult:
     games_per_chunk: list[int]
     batch: str | None  # staged batch id (None: nothing written, or not writing)
     game_ids: list[str] = field(default_factory=list)
+    legacy_ids: dict[str, str] = field(default_factory=dict)  # key -> the key versions 1 and 2 gave it, where other
     findings: list[tuple[str | None, Finding]] = field(default_factory=list)  # (game key, finding)
     hands: int = 0
     cards: int = 0
@@ -379,8 +381,10 @@ def run_task(chunks: list[Chunk], override: str = "", staging: str | None = None
     def flush() -> None:
         nonlocal rows, pending, pending_hands
         for (game, pf), res in zip(pending, audit_games([g for g, _ in pending], override) if pending else []):
-            key = game_key(game, pf)
+            key = game_key(game)
             out.game_ids.append(key)
+            if pf:
+                out.legacy_ids[key] = legacy_game_key(game, pf)
             if writer is not None and key in seen:  # the same game twice: stored once (the coordinator counts it)
                 continue
             seen.add(key)
@@ -604,7 +608,7 @@ def _collect(stats: ImportStats, results: Iterator[TaskResult], known: set[str],
             if progress is not None:
                 progress(done)
             continue
-        keep = {k for k in res.game_ids if k not in known}
+        keep = {k for k in res.game_ids if k not in known and res.legacy_ids.get(k) not in known}
         stats.games_skipped += len(res.game_ids) - len(keep)
         stats.games_new += len(keep)
         known |= keep

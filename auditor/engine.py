@@ -28,7 +28,7 @@ import numpy as np
 from .cards import (CARD_COUNT, CARD_NAMES, JOKER_HIGH, JOKER_LOW, SUITS, cards_of, effective_suit, effective_suit_mask,
                     off_jack, parse_card, rank_of, suit_name, suit_of, trump_strength)  # noqa: F401 (doctests)
 from .notation import Finding, Game, Hand
-from .rules import Rules, RulesError, parse_rules, with_overrides
+from .rules import Rules, RulesError, bid_number, parse_rules, with_overrides
 
 MAX_TRICKS = 8
 PITCH_VALUE = 4  # pitching=on: a pitch in place of a bid is worth four
@@ -87,6 +87,8 @@ class PreparedHand:
     pitched_by: int = -1  # pitching: the seat whose pitch only the dealer could take over
     playable: bool = True  # complete and consistent enough to recompute the score
     findings: list[Finding] = field(default_factory=list)
+    # seat -> (cards played in tricks before t, cards played in tricks t and later), per trick t
+    held_masks: dict[int, tuple[list[int], list[int]]] = field(default_factory=dict, repr=False)
 
 
 class _Seats:
@@ -248,8 +250,9 @@ def _auction(h: Hand, seats: _Seats, rules: Rules, dealer: int, prep: PreparedHa
             find("A304", f"{b.player} bids {b.word!r}: {rules.preset} bids run from {rules.min_bid} to "
                  f"{rules.top_bid}{words}", b.column, b.player, expected=f"{rules.min_bid}-{rules.top_bid}",
                  recorded=b.word)
-            if b.word.isdigit() and int(b.word) > 0:
-                out_of_range.append((seat, int(b.word)))
+            number = bid_number(b.word)
+            if number:
+                out_of_range.append((seat, number))
             continue
         is_dealer = seat == dealer and rules.auction != "sell"
         if value > high:
@@ -767,16 +770,24 @@ def _exchange(h: Hand, seats: _Seats, rules: Rules, prep: PreparedHand, dealt_to
 
 def held_before(prep: PreparedHand, seat: int, trick: int) -> int:
     """The cards ``seat`` held as trick ``trick`` (0-based) began: still to play, or dealt and not yet played."""
-    future = before = 0
-    for t, (cs, ss) in enumerate(zip(prep.cards, prep.seats)):
-        for c, s in zip(cs, ss):
-            if s == seat:
-                if t >= trick:
-                    future |= 1 << c
-                else:
-                    before |= 1 << c
+    masks = prep.held_masks.get(seat)
+    if masks is None:  # prefix and suffix unions, once per seat: a hand of many revokes stays linear
+        played = [0] * len(prep.cards)
+        for t, (cs, ss) in enumerate(zip(prep.cards, prep.seats)):
+            for c, s in zip(cs, ss):
+                if s == seat:
+                    played[t] |= 1 << c
+        before = [0] * (len(played) + 1)
+        after = [0] * (len(played) + 1)
+        for t, m in enumerate(played):
+            before[t + 1] = before[t] | m
+        for t in range(len(played) - 1, -1, -1):
+            after[t] = after[t + 1] | played[t]
+        masks = prep.held_masks[seat] = (before, after)
+    before, after = masks
+    t = min(max(trick, 0), len(before) - 1)
     dealt = prep.dealt[seat] if seat < len(prep.dealt) else 0
-    return future | (dealt & ~before)
+    return after[t] | (dealt & ~before[t])
 
 
 def trick_winner_pos(cards: Sequence[int], trump: int, ten_point: bool = False) -> int:

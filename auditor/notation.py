@@ -34,6 +34,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import BinaryIO
 
@@ -295,7 +296,7 @@ class Game:
     def name(self) -> str:
         """``GameId`` where the game has one, else ``file#N``."""
         gid = self.tag("GameId")
-        return gid if gid else f"{Path(self.source).name or self.source}#{self.index}"
+        return gid if gid else f"{file_label(self.source)}#{self.index}"
 
     @property
     def players(self) -> tuple[str, ...]:
@@ -306,6 +307,17 @@ class Game:
     def teams(self) -> dict[str, tuple[str, ...]]:
         """Team name to members, from the ``Teams`` tag (empty when there is none)."""
         return parse_teams(self.tag("Teams") or "")[0]
+
+
+@lru_cache(maxsize=256)
+def file_label(source: str) -> str:
+    """What a game without a ``GameId`` is called after: its file's base name (as the core names it).
+
+    >>> file_label("logs/club.pitch"), file_label("<stdin>")
+    ('club.pitch', '<stdin>')
+    """
+    base = source.rstrip("/").rsplit("/", 1)[-1]
+    return source if base in ("", ".", "..") else base
 
 
 def parse_teams(text: str) -> tuple[dict[str, tuple[str, ...]], str | None]:

@@ -42,21 +42,26 @@ class Key:
     kind: str  # "int", "bool", or "choice"
     choices: tuple[str, ...] = ()
     supported: tuple[Any, ...] | None = None  # values this version can audit; None = all
+    bounds: tuple[int, int] | None = None  # the range of every number in the value
+
+
+#: The range of the number a bid word may be: a bigger one is no bid (A304), never a contract.
+BID_NUMBER_MAX = 99
 
 
 KEYS: tuple[Key, ...] = (
-    Key("players", "allowed number of players, as N or MIN-MAX", "range"),
+    Key("players", "allowed number of players, as N or MIN-MAX", "range", bounds=(2, 10)),
     Key("teams", "`none`: everyone alone; `partners`: teams of two, partners seated alternately (Teams tag)",
         "choice", ("none", "partners")),
-    Key("hand_size", "cards each player holds for the play (after any discard): the number of tricks", "int"),
+    Key("hand_size", "cards each player holds for the play (after any discard): the number of tricks", "int", bounds=(1, 13)),
     Key("deal_size", "cards dealt to each player: a number, then `N:number` for N players (`9,6:8`: nine, eight "
         "with six players); more than `hand_size` means a discard down to `hand_size` after trump is named",
-        "by-players"),
+        "by-players", bounds=(1, 18)),
     Key("deck", "`52`: ace high, no jokers; `54`: two jokers, and the off-jack (jack of trump's colour) and both "
         "jokers are trumps, ranked A K Q J off-J JKH JKL T ... 2", "choice", ("52", "54")),
-    Key("min_bid", "lowest bid allowed", "int"),
+    Key("min_bid", "lowest bid allowed", "int", bounds=(0, BID_NUMBER_MAX)),
     Key("max_bid", "highest bid allowed (`all`: the points in play); the top-bid words below mean this number",
-        "bid"),
+        "bid", bounds=(1, BID_NUMBER_MAX)),
     Key("top_bid_words", "words that name the top bid, comma-separated (`smudge`, `moon`, `slam`)", "words"),
     Key("auction", "`once-round`: each player bids once, clockwise from the dealer's left, dealer last; "
         "`sell`: bidding from the eldest hand's left, the eldest hand then `sells` or `keeps`", "choice", ("once-round", "sell")),
@@ -70,7 +75,7 @@ KEYS: tuple[Key, ...] = (
         "holding the suit led, follow it, and void, trump if able; `free-when-void`: holding the suit led, follow "
         "it, and void, anything", "choice", ("follow-or-trump", "strict", "free-when-void")),
     Key("trumps_only", "only trumps may be played; a player without trumps drops out of the hand's play", "bool"),
-    Key("game", "points needed to win the game", "int"),
+    Key("game", "points needed to win the game", "int", bounds=(1, 999)),
     Key("count_down", "scores are kept as points still needed, counting down from `game` to 0", "bool"),
     Key("going_out", "who wins when several could reach the target in one hand: `pitcher-first` (the pitcher's "
         "points count first, then High, Low, Jack, Game), `points-order` (sale points, then High, Low, Jack, Game), "
@@ -194,15 +199,17 @@ class Rules:
     def bid_value(self, word: str) -> int | None:
         """The number a bid word stands for; ``None`` for a word that is no bid.
 
+        A number is read in ASCII digits up to :data:`BID_NUMBER_MAX`; a bigger one is no bid.
+
         >>> preset("setback").bid_value("moon"), preset("partnership").bid_value("smudge")
         (4, 5)
+        >>> preset("auction").bid_value("32768") is None
+        True
         """
         w = word.lower()
-        if w.isdigit():
-            return int(w)
         if w in self.top_bid_words:
             return self.top_bid
-        return None
+        return bid_number(w)
 
     def to_text(self) -> str:
         """The shortest ``Rules`` tag text naming this rule set: preset then changed keys.
@@ -232,6 +239,18 @@ class Rules:
         return out
 
 
+def bid_number(word: str) -> int | None:
+    """The number a bid word is, when it is one within range (ASCII digits, 0 to 99).
+
+    >>> bid_number("3"), bid_number("100"), bid_number("²"), bid_number("pass")
+    (3, None, None, None)
+    """
+    if not (word.isascii() and word.isdigit()) or len(word) > 3:
+        return None
+    n = int(word)
+    return n if n <= BID_NUMBER_MAX else None
+
+
 def format_value(key: Key, value: Any) -> str:
     """A key's value as written in a ``Rules`` tag."""
     if key.kind == "bool":
@@ -249,12 +268,28 @@ def format_value(key: Key, value: Any) -> str:
     return str(value)
 
 
+def _number(key: Key, text: str, what: str, lo: int | None = None, hi: int | None = None) -> int:
+    """A number of a key's value, in ASCII digits and within the key's range."""
+    lo_, hi_ = key.bounds or (0, 10**6)
+    lo, hi = lo_ if lo is None else lo, hi_ if hi is None else hi
+    shown = text if len(text) <= 40 else text[:40] + "..."
+    if not (text.isascii() and text.isdigit()):
+        raise ValueError(f"{key.name} takes {what}, not {shown!r}")
+    value = int(text) if len(text) <= 12 else hi + 1
+    if not lo <= value <= hi:
+        raise ValueError(f"{key.name}: {shown} is out of range ({lo} to {hi})")
+    return value
+
+
 def parse_value(key: Key, text: str) -> Any:
-    """Read a key's value; raises ``ValueError`` with a message when it is not one."""
+    """Read a key's value; raises ``ValueError`` with a message when it is not one.
+
+    >>> parse_value(KEY_BY_NAME["game"], "99999999999999999999999")
+    Traceback (most recent call last):
+    ValueError: game: 99999999999999999999999 is out of range (1 to 999)
+    """
     if key.kind == "int":
-        if not text.isdigit():
-            raise ValueError(f"{key.name} takes a whole number, not {text!r}")
-        return int(text)
+        return _number(key, text, "a whole number")
     if key.kind == "bool":
         if text.lower() in ("on", "yes", "true", "1"):
             return True
@@ -263,21 +298,21 @@ def parse_value(key: Key, text: str) -> Any:
         raise ValueError(f"{key.name} takes on or off, not {text!r}")
     if key.kind == "range":
         lo, _, hi = text.partition("-")
-        if not lo.isdigit() or (hi and not hi.isdigit()):
-            raise ValueError(f"{key.name} takes N or MIN-MAX, not {text!r}")
-        return (int(lo), int(hi or lo))
+        low = _number(key, lo, "N or MIN-MAX")
+        return (low, _number(key, hi, "N or MIN-MAX", lo=low) if hi else low)
     if key.kind == "bid":
         if text == "all":
             return 0
-        if not text.isdigit() or int(text) == 0:
-            raise ValueError(f"{key.name} takes a whole number or `all`, not {text!r}")
-        return int(text)
+        return _number(key, text, "a whole number or `all`")
     if key.kind == "by-players":
         head, *rest = text.split(",")
+        what = "a number then N:number pairs (`9,6:8`)"
         pairs = [r.partition(":") for r in rest]
-        if not head.isdigit() or not all(n.isdigit() and c and v.isdigit() for n, c, v in pairs):
-            raise ValueError(f"{key.name} takes a number then N:number pairs (`9,6:8`), not {text!r}")
-        return (int(head), tuple((int(n), int(v)) for n, _, v in pairs))
+        if any(not c for _, c, _ in pairs):
+            raise ValueError(f"{key.name} takes {what}, not {text!r}")
+        players = KEY_BY_NAME["players"]
+        return (_number(key, head, what),
+                tuple((_number(players, n, what), _number(key, v, what)) for n, _, v in pairs))
     if key.kind == "words":
         words = tuple(w for w in text.lower().split(",") if w)
         if not all(w.isalpha() for w in words):

@@ -10,12 +10,14 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 
 import pyarrow as pa
 
+from . import _core
 from .cards import CARD_NAMES, RANKS, SUITS, suit_of, trump_order
 from .engine import PITCH_VALUE, GameResult
 from .findings import kind_of, severity_of
@@ -43,12 +45,31 @@ SCHEMAS: dict[str, pa.Schema] = {
 TABLES = tuple(SCHEMAS)
 
 
-def game_key(game: Game, parse_findings: Iterable[Finding] = ()) -> str:
-    """The content hash that names a game: its canonical text plus what could not be read of it."""
+def game_key(game: Game) -> str:
+    """The content hash that names a game: the BLAKE2b-128 hash of its canonical text, and nothing else.
+
+    The parser sets it (``Game.key``); a game built in Python has it computed by the core.
+    """
+    return game.key or _core.game_key(game)
+
+
+# A suggestion the core appends to a message ("(did you mean 'note'? expected ..." or "; did you mean 'Dan'?"):
+# messages written before suggestions existed lacked it.
+_HINT = re.compile(r"(?:did you mean '[^']*'\? |; did you mean '[^']*'\?$)")
+
+
+def legacy_game_key(game: Game, parse_findings: Iterable[Finding]) -> str:
+    """The key schema versions 1 and 2 gave a game: its canonical text plus the code and message of
+    each finding of reading it.  Only games with such findings have a legacy key other than
+    :func:`game_key`; an import matches it too, so datasets written before still know their games.
+    """
+    found = list(parse_findings)
+    if not found:
+        return game_key(game)
     h = hashlib.blake2b(digest_size=16)
     h.update(write_game(game).encode("utf-8"))
-    for f in parse_findings:
-        h.update(f"{f.code}|{f.message}\n".encode("utf-8"))
+    for f in found:
+        h.update(f"{f.code}|{_HINT.sub('', f.message)}\n".encode("utf-8"))
     return h.hexdigest()
 
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import re
 import subprocess
 import sys
+import tarfile
 import textwrap
 
 import pyarrow.parquet as pq
@@ -15,11 +17,12 @@ import pytest
 import auditor.dataset as ds_mod
 from auditor.dataset import (DatasetError, compact, import_paths, known_game_ids, read_manifest, read_table,
                              split_file, table_files)
-from auditor.notation import parse_file
+from auditor.notation import parse_file, write_game
+from auditor.notation import parse_text as parse_text_for_key
 from auditor.simulate import simulate
-from auditor.tables import SCHEMAS, TABLES
+from auditor.tables import SCHEMA_VERSION, SCHEMAS, TABLES, game_key
 
-from .conftest import NOTATION_EXAMPLE, ROOT
+from .conftest import NOTATION_EXAMPLE, ROOT, SAMPLE_LOGS
 
 TENPOINT_FIXTURE = ROOT / "tests" / "fixtures" / "tenpoint" / "variations.pitch"
 
@@ -297,7 +300,7 @@ def downgrade_to_v1(root) -> None:
 
 def test_version_1_schema_is_version_2_without_its_additions():
     doc = ds_mod.load_schema_doc()
-    assert doc["schema_version"] == 2
+    assert doc["schema_version"] == 3
     for t, cols in ADDED_IN_V2.items():
         assert set(cols) <= set(SCHEMAS[t].names), t
     assert set(NEW_TABLES_IN_V2) <= set(TABLES)
@@ -329,9 +332,41 @@ def test_batches_of_schema_version_1_read_and_compact(tmp_path, logs, monkeypatc
         assert pq.read_schema(batch / f"{t}.parquet").names == SCHEMAS[t].names
         assert ds_mod.has_current_columns(batch / f"{t}.parquet", t)
     assert snapshot(root) == before_compact
-    assert set(ds_mod.batch_schema_versions(root).values()) == {2}
+    assert set(ds_mod.batch_schema_versions(root).values()) == {SCHEMA_VERSION}
     # a new import beside the old batches keeps its new columns
     import_paths([str(TENPOINT_FIXTURE)], root)
     hands = read_table(root, "hands").to_pylist()
     assert {h["points_in_play"] for h in hands} == {None, 10, 4}
     assert read_table(root, "exchanges").num_rows > 0
+
+
+# --------------------------------------------------------------------------- a dataset written by auditor 0.2
+
+def test_a_dataset_written_by_version_0_2_knows_every_game_again(tmp_path):
+    # tests/fixtures/dataset_v2.tar.gz: `auditor import sample_logs --out v2ds` by auditor 0.2 (schema
+    # version 2, the pure-Python parser, keys that also hashed the reading findings' messages)
+    with tarfile.open(ROOT / "tests" / "fixtures" / "dataset_v2.tar.gz") as tar:
+        tar.extractall(tmp_path, filter="tar")
+    root = tmp_path / "v2ds"
+    assert set(ds_mod.batch_schema_versions(root).values()) == {2}
+    stored = known_game_ids(root)
+    stats = import_paths([str(SAMPLE_LOGS)], root)
+    assert (stats.games, stats.games_new, stats.games_replaced, stats.games_skipped) == (24, 0, 0, 24)
+    assert known_game_ids(root) == stored
+    # a game read without findings keeps the key it had: the hash of its canonical text alone
+    clean = set()
+    for f in sorted(SAMPLE_LOGS.glob("*.pitch")):
+        games, found = parse_file(f)
+        bad = {p.game for p in found}
+        clean |= {game_key(g) for g in games if g.name not in bad}
+    assert len(clean) >= 20 and clean <= stored
+    # and the old batches still answer, beside nothing new
+    assert read_table(root, "games").num_rows == 24
+
+
+def test_the_key_is_the_hash_of_the_canonical_text_alone():
+    (g,), _ = parse_text_for_key(NOTATION_EXAMPLE)
+    assert game_key(g) == hashlib.blake2b(write_game(g).encode(), digest_size=16).hexdigest()
+    # a finding of reading (an unknown word) does not change which game this is
+    (h,), found = parse_text_for_key(NOTATION_EXAMPLE.replace("hand 1\n", "hand 1\nnotes x\n"))
+    assert [f.code for f in found] == ["E102"] and game_key(h) == game_key(g)
