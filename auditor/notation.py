@@ -342,6 +342,11 @@ def _rules_check(value: str) -> tuple[str, int] | None:
     return None
 
 
+def _not_text(head: bytes, source: str) -> Finding:
+    return Finding("E109", "this is not a text file (NUL bytes or mostly non-UTF-8 in its first "
+                   f"{len(head)} bytes): skipped", source, 1, 1)
+
+
 def iter_games(stream: BinaryIO, source: str, first_line: int = 1, sniff: bool = True,
                first_game: int = 0) -> Iterator[tuple[list[Game], list[Finding]]]:
     """Parse a binary stream lazily: yields (games completed, findings) in batches.
@@ -352,8 +357,7 @@ def iter_games(stream: BinaryIO, source: str, first_line: int = 1, sniff: bool =
     """
     head = stream.read(_core.SNIFF_BYTES)
     if sniff and _core.looks_binary(head):
-        yield [], [Finding("E109", "this is not a text file (NUL bytes or mostly non-UTF-8 in its first "
-                           f"{len(head)} bytes): skipped", source, 1, 1)]
+        yield [], [_not_text(head, source)]
         return
     p = _core.Parser(source, first_line, first_game, _rules_check)
     chunk = head
@@ -437,6 +441,9 @@ def write_games(games: Iterable[Game]) -> str:
 
 def format_bytes(data: bytes, source: str) -> tuple[str, list[Finding]]:
     """Parse ``data`` and write it back in canonical form, in the core alone: (text, findings)."""
+    head = data[:_core.SNIFF_BYTES]
+    if _core.looks_binary(head):
+        return "", [_not_text(head, source)]
     return _core.format_bytes(data, source, _rules_check)
 
 

@@ -13,7 +13,7 @@ import typer
 from ..engine import resolve_rules
 from ..findings import CATALOG, catalog_markdown, explain as explain_code, select, sort_key, to_csv, \
     to_json, to_jsonl
-from ..notation import expand_paths, parse_file, write_games
+from ..notation import expand_paths, format_bytes
 from ..render import emit_rows, print_findings, progress_bar, stderr_console, stdout_console, summary_lines, \
     write_atomic
 from ..rules import KEYS, PRESETS, RulesError, format_value
@@ -151,16 +151,21 @@ def fmt(
         raise fail("--in-place needs files, not stdin")
     status = EXIT_CLEAN
     for path in paths:
-        games, problems = parse_file(path)
-        text = write_games(games)
+        try:
+            data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+        except OSError as e:
+            typer.echo(f"auditor: cannot read {path}: {e.strerror}", err=True)
+            status = EXIT_FAILED
+            continue
+        text, problems = format_bytes(data, "<stdin>" if path == "-" else path)
         for p in problems:
             typer.echo(f"{p.source}:{p.line}:{p.column}: {p.code} {p.message}", err=True)
         if problems:
-            status = EXIT_FINDINGS
+            status = max(status, EXIT_FINDINGS)
         if check:
-            if path == "-" or Path(path).read_bytes() != text.encode("utf-8"):
+            if path == "-" or data != text.encode("utf-8"):
                 typer.echo(f"{path}: not in canonical form (auditor fmt --in-place {path})", err=True)
-                status = EXIT_FINDINGS
+                status = max(status, EXIT_FINDINGS)
         elif in_place:
             if problems:
                 typer.echo(f"auditor: {path} left unchanged: {len(problems)} problem(s) would be lost in rewriting",

@@ -30,7 +30,9 @@ impl Suit {
 
     /// The canonical letter: `S`, `H`, `D` or `C`.
     pub fn letter(self) -> char {
-        char::from(SUIT_LETTERS[usize::from(self.0 & 3)])
+        SUIT_LETTERS
+            .get(usize::from(self.0))
+            .map_or('?', |&b| char::from(b))
     }
 
     /// A suit as a letter, a symbol or a word, in any case: `S`, `♠`, `spades`.
@@ -51,9 +53,15 @@ impl Suit {
 fn suit_of_char(c: char) -> Option<Suit> {
     if c.is_ascii() {
         let b = c as u8;
-        return SUIT_LETTERS.iter().position(|&s| s == b).and_then(|i| Suit::new(i as u8));
+        return SUIT_LETTERS
+            .iter()
+            .position(|&s| s == b)
+            .and_then(|i| Suit::new(i as u8));
     }
-    SUIT_SYMBOLS.iter().position(|&s| s == c).and_then(|i| Suit::new(i as u8))
+    SUIT_SYMBOLS
+        .iter()
+        .position(|&s| s == c)
+        .and_then(|i| Suit::new(i as u8))
 }
 
 fn rank_of_byte(b: u8) -> Option<u8> {
@@ -144,6 +152,7 @@ pub const CARD_NAMES: [&str; 54] = [
 ];
 
 #[cfg(test)]
+#[allow(clippy::indexing_slicing)]
 mod tests {
     use super::*;
 

@@ -5,7 +5,12 @@
 //! (lexer, parser, writer), then [`scan`] for whole files, then the Python bindings.
 
 #![forbid(unsafe_code)]
-#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 pub mod cards;
 pub mod notation;

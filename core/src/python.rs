@@ -7,11 +7,11 @@
 use crate::cards::{Card, Suit};
 use crate::notation::parser::{self, Parser};
 use crate::notation::{
-    Bid, Bids, Deal, Exchange, ExchangeKind, Finding, Game, Hand, Holding, Meta, Name, Named, Note, Play,
-    RevokeCall, ScoreEntry, ScoreKind, ScoreLine, Tag, Trick, TrumpLine, Widow, writer,
+    Bid, Bids, Deal, Exchange, ExchangeKind, Finding, Game, Hand, Holding, Meta, Name, Named, Note,
+    Play, RevokeCall, ScoreEntry, ScoreKind, ScoreLine, Tag, Trick, TrumpLine, Widow, writer,
 };
-use pyo3::exceptions::PyValueError;
 use pyo3::IntoPyObjectExt;
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyFrozenSet, PyList, PyString, PyTuple};
@@ -86,7 +86,10 @@ impl<'py> ToPy<'py, '_> {
     }
 
     fn name(&self, n: Name) -> Obj<'py> {
-        self.names.get(n.0 as usize).cloned().unwrap_or_else(|| self.none.clone())
+        self.names
+            .get(n.0 as usize)
+            .cloned()
+            .unwrap_or_else(|| self.none.clone())
     }
 
     fn int<T: IntoPyObject<'py>>(&self, v: T) -> PyResult<Obj<'py>> {
@@ -123,37 +126,67 @@ impl<'py> ToPy<'py, '_> {
     }
 
     fn meta(&self, m: &Meta) -> PyResult<(Obj<'py>, Obj<'py>, Obj<'py>)> {
-        Ok((self.int(m.line)?, self.strings(&m.comments)?, self.opt_str(&m.remark)))
+        Ok((
+            self.int(m.line)?,
+            self.strings(&m.comments)?,
+            self.opt_str(&m.remark),
+        ))
     }
 
     fn named(&self, n: &Named) -> PyResult<Obj<'py>> {
         let (l, c, r) = self.meta(&n.meta)?;
-        self.call(&self.c.named, vec![self.name(n.name), l, self.int(n.column)?, c, r])
+        self.call(
+            &self.c.named,
+            vec![self.name(n.name), l, self.int(n.column)?, c, r],
+        )
     }
 
     fn holding(&self, h: &Holding) -> PyResult<Obj<'py>> {
-        let args = vec![self.name(h.player), self.cards(&h.cards)?, self.cols(&h.columns)?, self.int(h.column)?];
+        let args = vec![
+            self.name(h.player),
+            self.cards(&h.cards)?,
+            self.cols(&h.columns)?,
+            self.int(h.column)?,
+        ];
         self.call(&self.c.holding, args)
     }
 
     fn hand(&self, h: &Hand) -> PyResult<Obj<'py>> {
         let py = self.py;
         let none = || self.none.clone();
-        let dealer = h.dealer.as_ref().map(|d| self.named(d)).transpose()?.unwrap_or_else(none);
+        let dealer = h
+            .dealer
+            .as_ref()
+            .map(|d| self.named(d))
+            .transpose()?
+            .unwrap_or_else(none);
         let deal = match &h.deal {
             Some(d) => {
-                let hs = d.holdings.iter().map(|x| self.holding(x)).collect::<PyResult<Vec<_>>>()?;
-                let unreadable = PyFrozenSet::new(py, d.unreadable.iter().map(|n| self.name(*n)))?.into_any();
+                let hs = d
+                    .holdings
+                    .iter()
+                    .map(|x| self.holding(x))
+                    .collect::<PyResult<Vec<_>>>()?;
+                let unreadable =
+                    PyFrozenSet::new(py, d.unreadable.iter().map(|n| self.name(*n)))?.into_any();
                 let (l, c, r) = self.meta(&d.meta)?;
-                let incomplete = pyo3::types::PyBool::new(py, d.incomplete).to_owned().into_any();
-                self.call(&self.c.deal, vec![self.tuple(hs)?, l, c, r, unreadable, incomplete])?
+                let incomplete = pyo3::types::PyBool::new(py, d.incomplete)
+                    .to_owned()
+                    .into_any();
+                self.call(
+                    &self.c.deal,
+                    vec![self.tuple(hs)?, l, c, r, unreadable, incomplete],
+                )?
             }
             None => none(),
         };
         let widow = match &h.widow {
             Some(w) => {
                 let (l, c, r) = self.meta(&w.meta)?;
-                self.call(&self.c.widow, vec![self.cards(&w.cards)?, self.cols(&w.columns)?, l, c, r])?
+                self.call(
+                    &self.c.widow,
+                    vec![self.cards(&w.cards)?, self.cols(&w.columns)?, l, c, r],
+                )?
             }
             None => none(),
         };
@@ -163,19 +196,29 @@ impl<'py> ToPy<'py, '_> {
                     .bids
                     .iter()
                     .map(|x| {
-                        let args = vec![self.name(x.player), PyString::new(py, &x.word).into_any(), self.int(x.column)?];
+                        let args = vec![
+                            self.name(x.player),
+                            PyString::new(py, &x.word).into_any(),
+                            self.int(x.column)?,
+                        ];
                         self.call(&self.c.bid, args)
                     })
                     .collect::<PyResult<Vec<_>>>()?;
                 let (l, c, r) = self.meta(&b.meta)?;
-                self.call(&self.c.bids, vec![self.tuple(items)?, l, c, r, self.int(b.unreadable)?])?
+                self.call(
+                    &self.c.bids,
+                    vec![self.tuple(items)?, l, c, r, self.int(b.unreadable)?],
+                )?
             }
             None => none(),
         };
         let trump = match &h.trump {
             Some(t) => {
                 let (l, c, r) = self.meta(&t.meta)?;
-                self.call(&self.c.trump, vec![self.int(t.suit.index())?, l, self.int(t.column)?, c, r])?
+                self.call(
+                    &self.c.trump,
+                    vec![self.int(t.suit.index())?, l, self.int(t.column)?, c, r],
+                )?
             }
             None => none(),
         };
@@ -185,7 +228,10 @@ impl<'py> ToPy<'py, '_> {
             .map(|x| {
                 let (l, c, r) = self.meta(&x.meta)?;
                 let kind = PyString::new(py, x.kind.word()).into_any();
-                self.call(&self.c.exchange, vec![kind, self.holding(&x.holding)?, l, c, r])
+                self.call(
+                    &self.c.exchange,
+                    vec![kind, self.holding(&x.holding)?, l, c, r],
+                )
             })
             .collect::<PyResult<Vec<_>>>()?;
         let revokes = h
@@ -197,7 +243,10 @@ impl<'py> ToPy<'py, '_> {
                     Some(t) => self.int(t)?,
                     None => none(),
                 };
-                self.call(&self.c.revoke, vec![self.name(x.player), trick, l, self.int(x.column)?, c, r])
+                self.call(
+                    &self.c.revoke,
+                    vec![self.name(x.player), trick, l, self.int(x.column)?, c, r],
+                )
             })
             .collect::<PyResult<Vec<_>>>()?;
         let tricks = h
@@ -209,7 +258,10 @@ impl<'py> ToPy<'py, '_> {
                     .iter()
                     .map(|p| {
                         let who = p.player.map_or_else(none, |n| self.name(n));
-                        self.call(&self.c.play, vec![who, self.int(p.card.index())?, self.int(p.column)?])
+                        self.call(
+                            &self.c.play,
+                            vec![who, self.int(p.card.index())?, self.int(p.column)?],
+                        )
                     })
                     .collect::<PyResult<Vec<_>>>()?;
                 let (l, c, r) = self.meta(&t.meta)?;
@@ -231,11 +283,19 @@ impl<'py> ToPy<'py, '_> {
             let entries = s
                 .entries
                 .iter()
-                .map(|e| self.call(&self.c.entry, vec![self.name(e.key), self.int(e.value)?, self.int(e.column)?]))
+                .map(|e| {
+                    self.call(
+                        &self.c.entry,
+                        vec![self.name(e.key), self.int(e.value)?, self.int(e.column)?],
+                    )
+                })
                 .collect::<PyResult<Vec<_>>>()?;
             let (l, c, r) = self.meta(&s.meta)?;
             let kind = PyString::new(py, s.kind.word()).into_any();
-            self.call(&self.c.score, vec![kind, self.tuple(entries)?, l, c, r, self.int(s.unreadable)?])
+            self.call(
+                &self.c.score,
+                vec![kind, self.tuple(entries)?, l, c, r, self.int(s.unreadable)?],
+            )
         };
         let score = score_line(&h.score)?;
         let total = score_line(&h.total)?;
@@ -244,13 +304,19 @@ impl<'py> ToPy<'py, '_> {
             .iter()
             .map(|n| {
                 let (l, c, r) = self.meta(&n.meta)?;
-                self.call(&self.c.note, vec![PyString::new(py, &n.text).into_any(), l, c, r])
+                self.call(
+                    &self.c.note,
+                    vec![PyString::new(py, &n.text).into_any(), l, c, r],
+                )
             })
             .collect::<PyResult<Vec<_>>>()?;
         let misdeal = match &h.misdeal {
             Some(m) => {
                 let (l, c, r) = self.meta(m)?;
-                self.call(&self.c.marker, vec![PyString::new(py, "misdeal").into_any(), l, c, r])?
+                self.call(
+                    &self.c.marker,
+                    vec![PyString::new(py, "misdeal").into_any(), l, c, r],
+                )?
             }
             None => none(),
         };
@@ -277,21 +343,51 @@ impl<'py> ToPy<'py, '_> {
     }
 }
 
-fn game_to_py<'py>(py: Python<'py>, c: &Classes, g: &Game, source: &Obj<'py>) -> PyResult<Obj<'py>> {
+fn game_to_py<'py>(
+    py: Python<'py>,
+    c: &Classes,
+    g: &Game,
+    source: &Obj<'py>,
+) -> PyResult<Obj<'py>> {
     let empty = PyTuple::empty(py).into_any();
-    let names = g.names.iter().map(|n| PyString::new(py, n).into_any()).collect();
-    let t = ToPy { py, c, names, none: py.None().into_bound(py), empty };
+    let names = g
+        .names
+        .iter()
+        .map(|n| PyString::new(py, n).into_any())
+        .collect();
+    let t = ToPy {
+        py,
+        c,
+        names,
+        none: py.None().into_bound(py),
+        empty,
+    };
     let tags = g
         .tags
         .iter()
         .map(|x| {
             let (l, cm, r) = t.meta(&x.meta)?;
-            let args = vec![PyString::new(py, &x.name).into_any(), PyString::new(py, &x.value).into_any(), l, cm, r];
+            let args = vec![
+                PyString::new(py, &x.name).into_any(),
+                PyString::new(py, &x.value).into_any(),
+                l,
+                cm,
+                r,
+            ];
             t.call(&c.tag, args)
         })
         .collect::<PyResult<Vec<_>>>()?;
-    let hands = g.hands.iter().map(|h| t.hand(h)).collect::<PyResult<Vec<_>>>()?;
-    let winner = g.winner.as_ref().map(|w| t.named(w)).transpose()?.unwrap_or_else(|| t.none.clone());
+    let hands = g
+        .hands
+        .iter()
+        .map(|h| t.hand(h))
+        .collect::<PyResult<Vec<_>>>()?;
+    let winner = g
+        .winner
+        .as_ref()
+        .map(|w| t.named(w))
+        .transpose()?
+        .unwrap_or_else(|| t.none.clone());
     let args = vec![
         t.tuple(tags)?,
         t.tuple(hands)?,
@@ -306,9 +402,17 @@ fn game_to_py<'py>(py: Python<'py>, c: &Classes, g: &Game, source: &Obj<'py>) ->
     t.call(&c.game, args)
 }
 
-fn finding_to_py<'py>(py: Python<'py>, c: &Classes, f: &Finding, source: &Obj<'py>) -> PyResult<Obj<'py>> {
+fn finding_to_py<'py>(
+    py: Python<'py>,
+    c: &Classes,
+    f: &Finding,
+    source: &Obj<'py>,
+) -> PyResult<Obj<'py>> {
     let none = py.None().into_bound(py);
-    let opt = |s: &Option<String>| s.as_ref().map_or_else(|| none.clone(), |s| PyString::new(py, s).into_any());
+    let opt = |s: &Option<String>| {
+        s.as_ref()
+            .map_or_else(|| none.clone(), |s| PyString::new(py, s).into_any())
+    };
     let hand = match f.hand {
         Some(h) => h.into_pyobject(py)?.into_any(),
         None => none.clone(),
@@ -343,7 +447,11 @@ fn items<'py>(o: &Obj<'py>, name: &str) -> PyResult<Vec<Obj<'py>>> {
 }
 
 fn meta_from(o: &Obj<'_>) -> PyResult<Meta> {
-    Ok(Meta { line: get(o, "line").unwrap_or(0), comments: get(o, "comments")?, remark: get(o, "remark")? })
+    Ok(Meta {
+        line: get(o, "line").unwrap_or(0),
+        comments: get(o, "comments")?,
+        remark: get(o, "remark")?,
+    })
 }
 
 fn card_from(n: u8) -> PyResult<Card> {
@@ -351,7 +459,10 @@ fn card_from(n: u8) -> PyResult<Card> {
 }
 
 fn cards_from(o: &Obj<'_>, name: &str) -> PyResult<Vec<Card>> {
-    get::<Vec<u8>>(o, name)?.into_iter().map(card_from).collect()
+    get::<Vec<u8>>(o, name)?
+        .into_iter()
+        .map(card_from)
+        .collect()
 }
 
 fn opt_obj<'py>(o: &Obj<'py>, name: &str) -> PyResult<Option<Obj<'py>>> {
@@ -374,52 +485,102 @@ fn holding_from(g: &mut Game, o: &Obj<'_>) -> PyResult<Holding> {
 }
 
 fn named_from(g: &mut Game, o: &Obj<'_>) -> PyResult<Named> {
-    Ok(Named { name: name_from(g, o, "name")?, column: 0, meta: meta_from(o)? })
+    Ok(Named {
+        name: name_from(g, o, "name")?,
+        column: 0,
+        meta: meta_from(o)?,
+    })
 }
 
 fn hand_from(g: &mut Game, o: &Obj<'_>) -> PyResult<Hand> {
-    let mut h = Hand { number: get(o, "number")?, meta: meta_from(o)?, ..Hand::default() };
+    let mut h = Hand {
+        number: get(o, "number")?,
+        meta: meta_from(o)?,
+        ..Hand::default()
+    };
     if let Some(d) = opt_obj(o, "dealer")? {
         h.dealer = Some(named_from(g, &d)?);
     }
     if let Some(d) = opt_obj(o, "deal")? {
-        let holdings = items(&d, "holdings")?.iter().map(|x| holding_from(g, x)).collect::<PyResult<_>>()?;
-        h.deal = Some(Deal { holdings, meta: meta_from(&d)?, unreadable: Vec::new(), incomplete: false });
+        let holdings = items(&d, "holdings")?
+            .iter()
+            .map(|x| holding_from(g, x))
+            .collect::<PyResult<_>>()?;
+        h.deal = Some(Deal {
+            holdings,
+            meta: meta_from(&d)?,
+            unreadable: Vec::new(),
+            incomplete: false,
+        });
     }
     if let Some(w) = opt_obj(o, "widow")? {
-        h.widow = Some(Widow { cards: cards_from(&w, "cards")?, columns: Vec::new(), meta: meta_from(&w)? });
+        h.widow = Some(Widow {
+            cards: cards_from(&w, "cards")?,
+            columns: Vec::new(),
+            meta: meta_from(&w)?,
+        });
     }
     if let Some(b) = opt_obj(o, "bids")? {
         let mut bids = Vec::new();
         for x in items(&b, "bids")? {
-            bids.push(Bid { player: name_from(g, &x, "player")?, word: get(&x, "word")?, column: 0 });
+            bids.push(Bid {
+                player: name_from(g, &x, "player")?,
+                word: get(&x, "word")?,
+                column: 0,
+            });
         }
-        h.bids = Some(Bids { bids, meta: meta_from(&b)?, unreadable: false });
+        h.bids = Some(Bids {
+            bids,
+            meta: meta_from(&b)?,
+            unreadable: false,
+        });
     }
     if let Some(t) = opt_obj(o, "trump")? {
         let n: u8 = get(&t, "suit")?;
-        let suit = Suit::new(n).ok_or_else(|| PyValueError::new_err(format!("{n} is not a suit (0 to 3)")))?;
-        h.trump = Some(TrumpLine { suit, column: 0, meta: meta_from(&t)? });
+        let suit = Suit::new(n)
+            .ok_or_else(|| PyValueError::new_err(format!("{n} is not a suit (0 to 3)")))?;
+        h.trump = Some(TrumpLine {
+            suit,
+            column: 0,
+            meta: meta_from(&t)?,
+        });
     }
     for x in items(o, "exchanges")? {
         let kind = match get::<String>(&x, "kind")?.as_str() {
             "discard" => ExchangeKind::Discard,
             "draw" => ExchangeKind::Draw,
-            k => return Err(PyValueError::new_err(format!("{k:?} is not an exchange (discard or draw)"))),
+            k => {
+                return Err(PyValueError::new_err(format!(
+                    "{k:?} is not an exchange (discard or draw)"
+                )));
+            }
         };
         let holding = holding_from(g, &x.getattr("holding")?)?;
-        h.exchanges.push(Exchange { kind, holding, meta: meta_from(&x)? });
+        h.exchanges.push(Exchange {
+            kind,
+            holding,
+            meta: meta_from(&x)?,
+        });
     }
     for x in items(o, "revokes")? {
         let player = name_from(g, &x, "player")?;
-        h.revokes.push(RevokeCall { player, trick: get(&x, "trick")?, column: 0, meta: meta_from(&x)? });
+        h.revokes.push(RevokeCall {
+            player,
+            trick: get(&x, "trick")?,
+            column: 0,
+            meta: meta_from(&x)?,
+        });
     }
     for t in items(o, "tricks")? {
         let mut plays = Vec::new();
         for p in items(&t, "plays")? {
             let player: Option<String> = get(&p, "player")?;
             let player = player.map(|s| g.intern(&s));
-            plays.push(Play { player, card: card_from(get(&p, "card")?)?, column: 0 });
+            plays.push(Play {
+                player,
+                card: card_from(get(&p, "card")?)?,
+                column: 0,
+            });
         }
         let trick = Trick {
             number: get(&t, "number")?,
@@ -435,9 +596,18 @@ fn hand_from(g: &mut Game, o: &Obj<'_>) -> PyResult<Hand> {
         if let Some(s) = opt_obj(o, attr)? {
             let mut entries = Vec::new();
             for e in items(&s, "entries")? {
-                entries.push(ScoreEntry { key: name_from(g, &e, "key")?, value: get(&e, "value")?, column: 0 });
+                entries.push(ScoreEntry {
+                    key: name_from(g, &e, "key")?,
+                    value: get(&e, "value")?,
+                    column: 0,
+                });
             }
-            let line = Some(ScoreLine { kind, entries, meta: meta_from(&s)?, unreadable: false });
+            let line = Some(ScoreLine {
+                kind,
+                entries,
+                meta: meta_from(&s)?,
+                unreadable: false,
+            });
             match kind {
                 ScoreKind::Score => h.score = line,
                 ScoreKind::Total => h.total = line,
@@ -445,7 +615,10 @@ fn hand_from(g: &mut Game, o: &Obj<'_>) -> PyResult<Hand> {
         }
     }
     for n in items(o, "notes")? {
-        h.notes.push(Note { text: get(&n, "text")?, meta: meta_from(&n)? });
+        h.notes.push(Note {
+            text: get(&n, "text")?,
+            meta: meta_from(&n)?,
+        });
     }
     if let Some(m) = opt_obj(o, "misdeal")? {
         h.misdeal = Some(meta_from(&m)?);
@@ -456,7 +629,11 @@ fn hand_from(g: &mut Game, o: &Obj<'_>) -> PyResult<Hand> {
 fn game_from(o: &Obj<'_>) -> PyResult<Game> {
     let mut g = Game::default();
     for t in items(o, "tags")? {
-        g.tags.push(Tag { name: get(&t, "name")?, value: get(&t, "value")?, meta: meta_from(&t)? });
+        g.tags.push(Tag {
+            name: get(&t, "name")?,
+            value: get(&t, "value")?,
+            meta: meta_from(&t)?,
+        });
     }
     for h in items(o, "hands")? {
         let hand = hand_from(&mut g, &h)?;
@@ -478,7 +655,11 @@ struct PyParser {
     source: Py<PyString>,
 }
 
-fn take<'py>(py: Python<'py>, p: &mut Parser, source: &Py<PyString>) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyList>)> {
+fn take<'py>(
+    py: Python<'py>,
+    p: &mut Parser,
+    source: &Py<PyString>,
+) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyList>)> {
     let c = classes(py)?;
     let src = source.bind(py).clone().into_any();
     let games = PyList::empty(py);
@@ -510,22 +691,38 @@ impl PyParser {
     /// returns `None` for a good `Rules` tag value, else `(message, offset)`.
     #[new]
     #[pyo3(signature = (source, first_line=1, first_game=0, rules_check=None))]
-    fn new(py: Python<'_>, source: &str, first_line: u32, first_game: u32, rules_check: Option<Py<PyAny>>) -> Self {
+    fn new(
+        py: Python<'_>,
+        source: &str,
+        first_line: u32,
+        first_game: u32,
+        rules_check: Option<Py<PyAny>>,
+    ) -> Self {
         let mut inner = Parser::new(source, first_line, first_game);
         if let Some(check) = rules_check {
             inner = inner.with_rules_check(self::rules_check(check));
         }
-        PyParser { inner, source: PyString::new(py, source).unbind() }
+        PyParser {
+            inner,
+            source: PyString::new(py, source).unbind(),
+        }
     }
 
     /// Feed a chunk; returns the games completed and the findings ready so far.
-    fn feed<'py>(&mut self, py: Python<'py>, data: &[u8]) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyList>)> {
+    fn feed<'py>(
+        &mut self,
+        py: Python<'py>,
+        data: &[u8],
+    ) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyList>)> {
         self.inner.feed(data);
         take(py, &mut self.inner, &self.source)
     }
 
     /// The end of the input: returns the last games and findings.
-    fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyList>)> {
+    fn finish<'py>(
+        &mut self,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyList>)> {
         self.inner.finish();
         take(py, &mut self.inner, &self.source)
     }
@@ -546,7 +743,10 @@ fn looks_binary(head: &[u8]) -> bool {
 /// The canonical text of games given as `auditor.notation.Game` records.
 #[pyfunction]
 fn write_games(games: &Bound<'_, PyAny>) -> PyResult<String> {
-    let gs = games.try_iter()?.map(|g| game_from(&g?)).collect::<PyResult<Vec<Game>>>()?;
+    let gs = games
+        .try_iter()?
+        .map(|g| game_from(&g?))
+        .collect::<PyResult<Vec<Game>>>()?;
     Ok(writer::write_games(&gs))
 }
 
@@ -591,14 +791,16 @@ fn parse_teams<'py>(py: Python<'py>, text: &str) -> PyResult<(Bound<'py, PyDict>
 #[pyfunction]
 fn scan_file(py: Python<'_>, path: &str) -> PyResult<(u64, u64, u64, u64, u64)> {
     let path = path.to_string();
-    py.detach(move || crate::scan::scan_file(&path)).map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))
+    py.detach(move || crate::scan::scan_file(&path))
+        .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))
 }
 
 /// Count the lines of a file with the same reader `scan_file` uses: the floor for benches.
 #[pyfunction]
 fn count_lines(py: Python<'_>, path: &str) -> PyResult<(u64, u64)> {
     let path = path.to_string();
-    py.detach(move || crate::scan::count_lines(&path)).map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))
+    py.detach(move || crate::scan::count_lines(&path))
+        .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))
 }
 
 /// The compiled core of auditor.

@@ -17,7 +17,12 @@ pub fn scan_file(path: &str) -> io::Result<(u64, u64, u64, u64, u64)> {
         for g in p.take_games() {
             games += 1;
             hands += g.hands.len() as u64;
-            plays += g.hands.iter().flat_map(|h| &h.tricks).map(|t| t.plays.len() as u64).sum::<u64>();
+            plays += g
+                .hands
+                .iter()
+                .flat_map(|h| &h.tricks)
+                .map(|t| t.plays.len() as u64)
+                .sum::<u64>();
         }
         findings += p.take_findings().len() as u64;
     };

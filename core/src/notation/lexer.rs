@@ -44,7 +44,11 @@ pub struct Line<'a> {
 impl<'a> Line<'a> {
     /// Wrap a decoded line.
     pub fn new(text: &'a str) -> Line<'a> {
-        Line { text, ascii: text.is_ascii(), cursor: Cell::new((0, 0)) }
+        Line {
+            text,
+            ascii: text.is_ascii(),
+            cursor: Cell::new((0, 0)),
+        }
     }
 
     /// The 1-based character column of byte offset `at`.
@@ -110,7 +114,11 @@ pub struct Tokens<'a> {
 
 /// Tokens of the part `start..end` of a line.
 pub fn tokens(text: &str, start: usize, end: usize) -> Tokens<'_> {
-    Tokens { text, pos: start, end: end.min(text.len()) }
+    Tokens {
+        text,
+        pos: start,
+        end: end.min(text.len()),
+    }
 }
 
 impl<'a> Iterator for Tokens<'a> {
@@ -170,7 +178,11 @@ pub fn show(text: &str) -> String {
 
 /// Python's `repr` of a string: single quotes unless the text has one and no double quote.
 pub fn py_repr(text: &str) -> String {
-    let quote = if text.contains('\'') && !text.contains('"') { '"' } else { '\'' };
+    let quote = if text.contains('\'') && !text.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
     let mut out = String::with_capacity(text.len() + 2);
     out.push(quote);
     for c in text.chars() {
@@ -183,7 +195,9 @@ pub fn py_repr(text: &str) -> String {
                 out.push('\\');
                 out.push(c);
             }
-            c if (c as u32) < 0x20 || c == '\u{7f}' => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
             c if c.is_control() || (c != ' ' && is_space(c)) => {
                 let n = c as u32;
                 if n <= 0xff {
@@ -253,7 +267,9 @@ pub fn is_name(s: &str) -> bool {
     match b.split_first() {
         Some((f, rest)) => {
             f.is_ascii_alphabetic()
-                && rest.iter().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'))
+                && rest
+                    .iter()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'))
         }
         None => false,
     }
@@ -288,6 +304,7 @@ pub fn bounded_int(s: &str, lo: i64, hi: i64) -> Result<i64, bool> {
 }
 
 #[cfg(test)]
+#[allow(clippy::indexing_slicing)]
 mod tests {
     use super::*;
 

@@ -22,7 +22,7 @@ pub const MAX_TRICK: i64 = 99;
 pub const MAX_SCORE: i64 = 99_999;
 
 /// A player or team name, as an index into its game's [`Game::names`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Name(pub u32);
 
 /// What every statement carries: its line, the comment lines just before it, and the
@@ -70,12 +70,6 @@ pub struct Holding {
     pub columns: Vec<u32>,
     /// The player name's column.
     pub column: u32,
-}
-
-impl Default for Name {
-    fn default() -> Name {
-        Name(0)
-    }
 }
 
 /// A `deal` statement.
@@ -320,7 +314,10 @@ impl Game {
 
     /// The value of the first tag called `name`, if any.
     pub fn tag(&self, name: &str) -> Option<&str> {
-        self.tags.iter().find(|t| t.name == name).map(|t| t.value.as_str())
+        self.tags
+            .iter()
+            .find(|t| t.name == name)
+            .map(|t| t.value.as_str())
     }
 
     /// Intern `name`, returning its index.

@@ -200,7 +200,9 @@ fn edit_distance(a: &str, b: &str, limit: usize) -> usize {
                 let (ca, cb) = (a.get(i - 1), b.get(j - 1));
                 let cost = usize::from(ca != cb);
                 let get = |x: usize| d.get(x).copied().unwrap_or(usize::MAX - 1);
-                let mut v = (get(at(i - 1, j)) + 1).min(get(at(i, j - 1)) + 1).min(get(at(i - 1, j - 1)) + cost);
+                let mut v = (get(at(i - 1, j)) + 1)
+                    .min(get(at(i, j - 1)) + 1)
+                    .min(get(at(i - 1, j - 1)) + cost);
                 if i > 1 && j > 1 && ca == b.get(j - 2) && a.get(i - 2) == cb {
                     v = v.min(get(at(i - 2, j - 2)) + 1);
                 }
@@ -262,7 +264,8 @@ impl Parser {
             self.feed_line(chunk.get(start..nl).unwrap_or(&[]));
             start = nl + 1;
         }
-        self.carry.extend_from_slice(chunk.get(start..).unwrap_or(&[]));
+        self.carry
+            .extend_from_slice(chunk.get(start..).unwrap_or(&[]));
     }
 
     /// The end of the input: read a last line without its line end, finish the last game.
@@ -301,8 +304,16 @@ impl Parser {
         text.clear();
         let cleaned;
         if let Some(nul) = memchr::memchr(0, raw) {
-            let col = to_u32(String::from_utf8_lossy(raw.get(..nul).unwrap_or(&[])).chars().count()) + 1;
-            self.problem(Code::E109, "NUL byte in the text (removed before reading the line)".into(), col);
+            let col = to_u32(
+                String::from_utf8_lossy(raw.get(..nul).unwrap_or(&[]))
+                    .chars()
+                    .count(),
+            ) + 1;
+            self.problem(
+                Code::E109,
+                "NUL byte in the text (removed before reading the line)".into(),
+                col,
+            );
             cleaned = raw.iter().copied().filter(|&b| b != 0).collect::<Vec<u8>>();
             raw = &cleaned;
         }
@@ -319,7 +330,11 @@ impl Parser {
                 text.push_str(&String::from_utf8_lossy(raw));
             }
         }
-        let body = if self.lineno == 1 { text.strip_prefix('\u{feff}').unwrap_or(&text) } else { &text };
+        let body = if self.lineno == 1 {
+            text.strip_prefix('\u{feff}').unwrap_or(&text)
+        } else {
+            &text
+        };
         let line = Line::new(body);
         self.statement_line(&line);
         self.scratch = text;
@@ -328,7 +343,11 @@ impl Parser {
     fn statement_line(&mut self, line: &Line) {
         let text = line.text;
         let (stmt_end, remark) = match comment_start(text) {
-            Some(p) => (p, text.get(p + 1..).map(|c| c.trim_end_matches(is_space).to_string())),
+            Some(p) => (
+                p,
+                text.get(p + 1..)
+                    .map(|c| c.trim_end_matches(is_space).to_string()),
+            ),
             None => (text.len(), None),
         };
         let (b0, b1) = trim(text, 0, stmt_end);
@@ -349,7 +368,11 @@ impl Parser {
             return;
         }
         let col = line.col(b0);
-        let lowered = if word.is_ascii() { word.to_ascii_lowercase() } else { word.to_lowercase() };
+        let lowered = if word.is_ascii() {
+            word.to_ascii_lowercase()
+        } else {
+            word.to_lowercase()
+        };
         let kw = lowered.trim_end_matches(':');
         let Some(kw) = KEYWORDS.iter().copied().find(|k| *k == kw) else {
             let hint = did_you_mean(kw, KEYWORDS.iter().copied())
@@ -383,7 +406,12 @@ impl Parser {
         };
         b.game.end_line = self.lineno;
         let rest = b0 + word.len();
-        let at = Span { line, start: rest, end: b1, col };
+        let at = Span {
+            line,
+            start: rest,
+            end: b1,
+            col,
+        };
         match kw {
             "hand" => self.hand(at, remark),
             "dealer" => self.dealer(at, remark),
@@ -408,12 +436,28 @@ impl Parser {
         self.problem_at(code, message, column, self.lineno, None);
     }
 
-    fn problem_at(&mut self, code: Code, message: String, column: u32, line: u32, compared: Option<(String, String)>) {
+    fn problem_at(
+        &mut self,
+        code: Code,
+        message: String,
+        column: u32,
+        line: u32,
+        compared: Option<(String, String)>,
+    ) {
         let (expected, recorded) = match compared {
             Some((e, r)) => (Some(e), Some(r)),
             None => (None, None),
         };
-        let finding = |hand| Finding { code, message, line, column, game: String::new(), hand, expected, recorded };
+        let finding = |hand| Finding {
+            code,
+            message,
+            line,
+            column,
+            game: String::new(),
+            hand,
+            expected,
+            recorded,
+        };
         match self.building.as_mut() {
             Some(b) => {
                 let hand = b.hand.as_ref().map(|h| h.number);
@@ -428,7 +472,11 @@ impl Parser {
     }
 
     fn meta(&mut self, remark: Option<String>) -> Meta {
-        Meta { line: self.lineno, comments: std::mem::take(&mut self.pending_comments), remark }
+        Meta {
+            line: self.lineno,
+            comments: std::mem::take(&mut self.pending_comments),
+            remark,
+        }
     }
 
     fn new_game(&mut self) {
@@ -437,7 +485,12 @@ impl Parser {
         }
         self.games_started = self.games_started.saturating_add(1);
         self.building = Some(Building {
-            game: Game { index: self.games_started, line: self.lineno, end_line: self.lineno, ..Game::default() },
+            game: Game {
+                index: self.games_started,
+                line: self.lineno,
+                end_line: self.lineno,
+                ..Game::default()
+            },
             hand: None,
             known: Known::default(),
             tag_names: std::collections::HashSet::new(),
@@ -465,7 +518,9 @@ impl Parser {
         }
         self.close_hand();
         self.check_game_tags();
-        let Some(b) = self.building.take() else { return };
+        let Some(b) = self.building.take() else {
+            return;
+        };
         let name = game_name(&self.source_name, &b.game);
         for mut f in b.findings {
             f.game.clone_from(&name);
@@ -475,14 +530,21 @@ impl Parser {
     }
 
     fn check_game_tags(&mut self) {
-        let Some(b) = self.building.as_ref() else { return };
+        let Some(b) = self.building.as_ref() else {
+            return;
+        };
         let names: Vec<&str> = b.game.tags.iter().map(|t| t.name.as_str()).collect();
-        let present = if names.is_empty() { String::new() } else { format!(" (its tags: {})", names.join(", ")) };
+        let present = if names.is_empty() {
+            String::new()
+        } else {
+            format!(" (its tags: {})", names.join(", "))
+        };
         let has_rules = names.contains(&"Rules");
         let has_players = names.contains(&"Players");
         let line = b.game.line;
         if !has_rules {
-            let m = format!("the game has no Rules tag: which preset it follows is unknown{present}");
+            let m =
+                format!("the game has no Rules tag: which preset it follows is unknown{present}");
             self.problem_at(Code::E107, m, 1, line, None);
         }
         if !has_players {
@@ -502,7 +564,11 @@ impl Parser {
             }
         }
         if !is_name(name) {
-            self.problem(Code::E101, format!("{} is not a valid {what} name", show(name)), column);
+            self.problem(
+                Code::E101,
+                format!("{} is not a valid {what} name", show(name)),
+                column,
+            );
             return None;
         }
         if b.known.players > 0 {
@@ -515,11 +581,18 @@ impl Parser {
                 .map(|(n, _)| n.as_str())
                 .collect();
             known.sort_unstable();
-            let seats = if known.is_empty() { "none".to_string() } else { known.join(" ") };
+            let seats = if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(" ")
+            };
             let hint = did_you_mean(name, known.iter().copied())
                 .map(|k| format!("; did you mean '{k}'?"))
                 .unwrap_or_default();
-            let m = format!("unknown {what} {} (this game has: {seats}){hint}", show(name));
+            let m = format!(
+                "unknown {what} {} (this game has: {seats}){hint}",
+                show(name)
+            );
             self.problem(Code::E104, m, column);
             return None;
         }
@@ -551,7 +624,11 @@ impl Parser {
         if self.building.as_ref().is_some_and(|b| b.hand.is_some()) {
             return true;
         }
-        self.problem(Code::E108, format!("'{kw}' outside a hand: open one with `hand N`"), col);
+        self.problem(
+            Code::E108,
+            format!("'{kw}' outside a hand: open one with `hand N`"),
+            col,
+        );
         false
     }
 
@@ -561,7 +638,9 @@ impl Parser {
 
     /// Whether a statement may go in `slot`; reports repeats and out-of-order ones.
     fn order(&mut self, slot: &str, kw: &str, col: u32) -> bool {
-        let Some(h) = self.building.as_ref().and_then(|b| b.hand.as_ref()) else { return false };
+        let Some(h) = self.building.as_ref().and_then(|b| b.hand.as_ref()) else {
+            return false;
+        };
         let filled = |s: &str| match s {
             "dealer" => h.dealer.is_some(),
             "deal" => h.deal.is_some(),
@@ -576,15 +655,28 @@ impl Parser {
             "misdeal" => h.misdeal.is_some(),
             _ => false,
         };
-        let single = matches!(slot, "dealer" | "deal" | "widow" | "bids" | "trump" | "score" | "total" | "misdeal");
+        let single = matches!(
+            slot,
+            "dealer" | "deal" | "widow" | "bids" | "trump" | "score" | "total" | "misdeal"
+        );
         if single && filled(slot) {
-            let m = format!("a second '{kw}' line in hand {} (the first one is kept)", h.number);
+            let m = format!(
+                "a second '{kw}' line in hand {} (the first one is kept)",
+                h.number
+            );
             self.problem(Code::E108, m, col);
             return false;
         }
         // a revoke is often called after the trick: it may stand anywhere
-        if let Some(i) = HAND_ORDER.iter().position(|s| *s == slot).filter(|_| slot != "revokes") {
-            let later = HAND_ORDER.iter().skip(i + 1).find(|s| **s != "revokes" && filled(s));
+        if let Some(i) = HAND_ORDER
+            .iter()
+            .position(|s| *s == slot)
+            .filter(|_| slot != "revokes")
+        {
+            let later = HAND_ORDER
+                .iter()
+                .skip(i + 1)
+                .find(|s| **s != "revokes" && filled(s));
             if let Some(later) = later {
                 let m = format!(
                     "'{kw}' is out of order: it comes after a '{later}' statement (the order is {})",
@@ -601,14 +693,21 @@ impl Parser {
     fn tag(&mut self, line: &Line, b0: usize, b1: usize, remark: Option<String>) {
         let col = line.col(b0);
         let Some(parsed) = parse_tag(line.text, b0, b1) else {
-            self.problem(Code::E101, "a tag pair is written [Name \"value\"]".into(), col);
+            self.problem(
+                Code::E101,
+                "a tag pair is written [Name \"value\"]".into(),
+                col,
+            );
             return;
         };
         let (name, value_start, value_end) = parsed;
         let reopen = match self.building.as_ref() {
             None => true,
             Some(b) => {
-                !b.game.hands.is_empty() || b.hand.is_some() || b.game.winner.is_some() || b.tag_names.contains(name)
+                !b.game.hands.is_empty()
+                    || b.hand.is_some()
+                    || b.game.winner.is_some()
+                    || b.tag_names.contains(name)
             }
         };
         if reopen {
@@ -633,14 +732,22 @@ impl Parser {
                 }
             }
             "Date" if !value.is_empty() && !is_date(&value) => {
-                self.problem(Code::E101, format!("Date is written YYYY.MM.DD, not {}", show(&value)), value_col);
+                self.problem(
+                    Code::E101,
+                    format!("Date is written YYYY.MM.DD, not {}", show(&value)),
+                    value_col,
+                );
             }
             _ => {}
         }
         let meta = self.meta(remark);
         if let Some(b) = self.building.as_mut() {
             b.tag_names.insert(name.to_string());
-            b.game.tags.push(Tag { name: name.to_string(), value, meta });
+            b.game.tags.push(Tag {
+                name: name.to_string(),
+                value,
+                meta,
+            });
         }
     }
 
@@ -651,12 +758,26 @@ impl Parser {
         unique.sort_unstable();
         unique.dedup();
         if seats.is_empty() || !bad.is_empty() {
-            let shown = if bad.is_empty() { value.to_string() } else { bad.join(" ") };
-            self.problem(Code::E107, format!("Players needs names in seat order; bad: {}", show(&shown)), value_col);
+            let shown = if bad.is_empty() {
+                value.to_string()
+            } else {
+                bad.join(" ")
+            };
+            self.problem(
+                Code::E107,
+                format!("Players needs names in seat order; bad: {}", show(&shown)),
+                value_col,
+            );
         } else if unique.len() != seats.len() {
-            self.problem(Code::E107, "a player is seated twice in the Players tag".into(), value_col);
+            self.problem(
+                Code::E107,
+                "a player is seated twice in the Players tag".into(),
+                value_col,
+            );
         }
-        let Some(b) = self.building.as_mut() else { return };
+        let Some(b) = self.building.as_mut() else {
+            return;
+        };
         for s in unique {
             let n = b.intern(s);
             set_flag(&mut b.known.flags, n, SEAT | KEY);
@@ -669,7 +790,9 @@ impl Parser {
         if let Some(err) = err {
             self.problem(Code::E107, format!("bad Teams tag: {err}"), value_col);
         }
-        let Some(b) = self.building.as_mut() else { return };
+        let Some(b) = self.building.as_mut() else {
+            return;
+        };
         for (team, _) in teams {
             let n = b.intern(&team);
             set_flag(&mut b.known.flags, n, KEY);
@@ -678,7 +801,9 @@ impl Parser {
 
     fn hand(&mut self, at: Span, remark: Option<String>) {
         let toks: Vec<(usize, &str)> = at.tokens().collect();
-        let Some(b) = self.building.as_ref() else { return };
+        let Some(b) = self.building.as_ref() else {
+            return;
+        };
         let last = b.last_hand_number;
         let number = match toks.as_slice() {
             [(tat, tok)] if is_digits(tok) => match bounded_int(tok, 0, MAX_HAND) {
@@ -702,18 +827,30 @@ impl Parser {
                 }
             },
             _ => {
-                self.problem(Code::E101, "a hand starts `hand N` with N a whole number".into(), at.col);
+                self.problem(
+                    Code::E101,
+                    "a hand starts `hand N` with N a whole number".into(),
+                    at.col,
+                );
                 last + 1
             }
         };
-        if self.building.as_ref().is_some_and(|b| b.game.winner.is_some()) {
+        if self
+            .building
+            .as_ref()
+            .is_some_and(|b| b.game.winner.is_some())
+        {
             self.problem(Code::E108, "a hand after the winner line".into(), at.col);
         }
         self.close_hand();
         let meta = self.meta(remark);
         if let Some(b) = self.building.as_mut() {
             b.last_hand_number = number;
-            b.hand = Some(Hand { number, meta, ..Hand::default() });
+            b.hand = Some(Hand {
+                number,
+                meta,
+                ..Hand::default()
+            });
         }
     }
 
@@ -754,13 +891,21 @@ impl Parser {
             }
             let Some(colon) = memchr::memchr(b':', part.as_bytes()) else {
                 let lead = part.len() - part.trim_start_matches(is_space).len();
-                self.problem(Code::E101, format!("{kw} lists NAME: CARDS, separated by ';'"), at.line.col(ps + lead));
+                self.problem(
+                    Code::E101,
+                    format!("{kw} lists NAME: CARDS, separated by ';'"),
+                    at.line.col(ps + lead),
+                );
                 *dropped = true;
                 continue;
             };
             let ntoks: Vec<(usize, &str)> = tokens(text, ps, ps + colon).collect();
             let [(nat, name)] = ntoks.as_slice() else {
-                self.problem(Code::E101, format!("{kw}: one player name before each ':'"), at.line.col(ps));
+                self.problem(
+                    Code::E101,
+                    format!("{kw}: one player name before each ':'"),
+                    at.line.col(ps),
+                );
                 *dropped = true;
                 continue;
             };
@@ -770,7 +915,12 @@ impl Parser {
                 continue;
             };
             let (cards, columns, bad) = self.cards(at.line, ps + colon + 1, pe);
-            out.push(Holding { player, cards, columns, column: ncol });
+            out.push(Holding {
+                player,
+                cards,
+                columns,
+                column: ncol,
+            });
             if bad {
                 self.unreadable.push(player);
             }
@@ -790,7 +940,12 @@ impl Parser {
         unreadable.dedup();
         let meta = self.meta(remark);
         if let Some(h) = self.hand_mut() {
-            h.deal = Some(Deal { holdings, meta, unreadable, incomplete: dropped });
+            h.deal = Some(Deal {
+                holdings,
+                meta,
+                unreadable,
+                incomplete: dropped,
+            });
         }
     }
 
@@ -799,11 +954,19 @@ impl Parser {
             return;
         }
         let (s, _) = trim(at.line.text, at.start, at.end);
-        let start = if at.line.text.get(s..).is_some_and(|t| t.starts_with(':')) { s + 1 } else { at.start };
+        let start = if at.line.text.get(s..).is_some_and(|t| t.starts_with(':')) {
+            s + 1
+        } else {
+            at.start
+        };
         let (cards, columns, _) = self.cards(at.line, start, at.end);
         let meta = self.meta(remark);
         if let Some(h) = self.hand_mut() {
-            h.widow = Some(Widow { cards, columns, meta });
+            h.widow = Some(Widow {
+                cards,
+                columns,
+                meta,
+            });
         }
     }
 
@@ -827,23 +990,37 @@ impl Parser {
             let toks: Vec<(usize, &str)> = tokens(text, ps, pe).collect();
             let Some(&(nat, name)) = toks.first() else {
                 if ps != at.start || !rest_blank {
-                    self.problem(Code::E101, "an empty bid between commas".into(), at.line.col(ps));
+                    self.problem(
+                        Code::E101,
+                        "an empty bid between commas".into(),
+                        at.line.col(ps),
+                    );
                 }
                 continue;
             };
             let ncol = at.line.col(nat);
             let word = match toks.as_slice() {
-                [_, (_, p), (sat, s)] if p.eq_ignore_ascii_case("pitch") => match Suit::parse_word(s) {
-                    // pitching: the suit pitched may follow the word (`Cal pitch H`)
-                    Some(suit) => format!("pitch {}", suit.letter()),
-                    None => {
-                        self.problem(Code::E101, format!("{} is not a suit (S H D C)", show(s)), at.line.col(*sat));
-                        continue;
+                [_, (_, p), (sat, s)] if p.eq_ignore_ascii_case("pitch") => {
+                    match Suit::parse_word(s) {
+                        // pitching: the suit pitched may follow the word (`Cal pitch H`)
+                        Some(suit) => format!("pitch {}", suit.letter()),
+                        None => {
+                            self.problem(
+                                Code::E101,
+                                format!("{} is not a suit (S H D C)", show(s)),
+                                at.line.col(*sat),
+                            );
+                            continue;
+                        }
                     }
-                },
+                }
                 [_, (wat, w)] => {
-                    if !(!w.is_empty() && w.bytes().all(|c| c.is_ascii_alphanumeric())) {
-                        self.problem(Code::E101, format!("{} is not a bid word", show(w)), at.line.col(*wat));
+                    if w.is_empty() || !w.bytes().all(|c| c.is_ascii_alphanumeric()) {
+                        self.problem(
+                            Code::E101,
+                            format!("{} is not a bid word", show(w)),
+                            at.line.col(*wat),
+                        );
                         continue;
                     }
                     w.to_ascii_lowercase()
@@ -855,13 +1032,21 @@ impl Parser {
                 }
             };
             if let Some(player) = self.name_ok(name, ncol, "player", false) {
-                bids.push(Bid { player, word, column: ncol });
+                bids.push(Bid {
+                    player,
+                    word,
+                    column: ncol,
+                });
             }
         }
         let unreadable = self.finding_count() > before;
         let meta = self.meta(remark);
         if let Some(h) = self.hand_mut() {
-            h.bids = Some(Bids { bids, meta, unreadable });
+            h.bids = Some(Bids {
+                bids,
+                meta,
+                unreadable,
+            });
         }
     }
 
@@ -876,7 +1061,11 @@ impl Parser {
         };
         let Some(suit) = suit else {
             let c = toks.first().map_or(at.col, |(p, _)| at.line.col(*p));
-            self.problem(Code::E101, "write `trump SUIT` with SUIT one of S H D C".into(), c);
+            self.problem(
+                Code::E101,
+                "write `trump SUIT` with SUIT one of S H D C".into(),
+                c,
+            );
             return;
         };
         let column = toks.first().map_or(at.col, |(p, _)| at.line.col(*p));
@@ -902,7 +1091,11 @@ impl Parser {
         }
         let meta = self.meta(remark);
         if let (Some(holding), Some(h)) = (hs.pop(), self.hand_mut()) {
-            h.exchanges.push(Exchange { kind, holding, meta });
+            h.exchanges.push(Exchange {
+                kind,
+                holding,
+                meta,
+            });
         }
     }
 
@@ -912,17 +1105,26 @@ impl Parser {
         }
         let toks: Vec<(usize, &str)> = at.tokens().collect();
         let (nat, name, trick) = match toks.as_slice() {
-            [(nat, name), (_, "trick"), (tat, n)] if is_digits(n) => match bounded_int(n, 1, MAX_TRICK) {
-                Ok(t) => (*nat, *name, u32::try_from(t).ok()),
-                Err(_) => {
-                    let m = format!("trick {} is out of range: tricks are numbered 1 to {MAX_TRICK}", show(n));
-                    self.problem(Code::E101, m, at.line.col(*tat));
-                    return;
+            [(nat, name), (_, "trick"), (tat, n)] if is_digits(n) => {
+                match bounded_int(n, 1, MAX_TRICK) {
+                    Ok(t) => (*nat, *name, u32::try_from(t).ok()),
+                    Err(_) => {
+                        let m = format!(
+                            "trick {} is out of range: tricks are numbered 1 to {MAX_TRICK}",
+                            show(n)
+                        );
+                        self.problem(Code::E101, m, at.line.col(*tat));
+                        return;
+                    }
                 }
-            },
+            }
             [(nat, name)] => (*nat, *name, None),
             _ => {
-                self.problem(Code::E101, "write `revoke NAME` or `revoke NAME trick N`".into(), at.col);
+                self.problem(
+                    Code::E101,
+                    "write `revoke NAME` or `revoke NAME trick N`".into(),
+                    at.col,
+                );
                 return;
             }
         };
@@ -930,7 +1132,12 @@ impl Parser {
         if let Some(player) = self.name_ok(name, column, "player", false) {
             let meta = self.meta(remark);
             if let Some(h) = self.hand_mut() {
-                h.revokes.push(RevokeCall { player, trick, column, meta });
+                h.revokes.push(RevokeCall {
+                    player,
+                    trick,
+                    column,
+                    meta,
+                });
             }
         }
     }
@@ -947,7 +1154,7 @@ impl Parser {
             return;
         }
         // (number or None when out of range, its column, its card tokens)
-        let mut groups: Vec<(Option<u32>, u32, Vec<(usize, &str)>)> = Vec::new();
+        let mut groups: Vec<TrickGroup> = Vec::new();
         for (tat, tok) in tokens(line.text, b0, b1) {
             if let Some(digits) = tok.strip_suffix('.').filter(|d| is_digits(d)) {
                 let tcol = line.col(tat);
@@ -989,7 +1196,9 @@ impl Parser {
                 let tcol = line.col(*tat);
                 let (player, ctok, ccol) = match tok.split_once(':') {
                     Some((name, ctok)) => {
-                        let Some(p) = self.name_ok(name, tcol, "player", false) else { continue };
+                        let Some(p) = self.name_ok(name, tcol, "player", false) else {
+                            continue;
+                        };
                         let ctok = ctok.trim_start_matches(is_space);
                         let ccol = line.col(tat + tok.len() - ctok.len());
                         (Some(p), ctok, ccol)
@@ -1002,10 +1211,17 @@ impl Parser {
                 };
                 if *split {
                     let joined: String = tok.chars().filter(|c| !is_space(*c)).collect();
-                    let m = format!("no space may stand between a player's colon and the card: write {}", show(&joined));
+                    let m = format!(
+                        "no space may stand between a player's colon and the card: write {}",
+                        show(&joined)
+                    );
                     self.problem(Code::E101, m, ccol);
                 }
-                plays.push(Play { player, card, column: tcol });
+                plays.push(Play {
+                    player,
+                    card,
+                    column: tcol,
+                });
             }
             if toks.is_empty() {
                 self.problem(Code::E101, format!("trick {number} has no cards"), ncol);
@@ -1013,11 +1229,22 @@ impl Parser {
             let unreadable = plays.len() != toks.len();
             let meta = Meta {
                 line: lineno,
-                comments: if i == 0 { std::mem::take(&mut comments) } else { Vec::new() },
+                comments: if i == 0 {
+                    std::mem::take(&mut comments)
+                } else {
+                    Vec::new()
+                },
                 remark: if i == last { remark.take() } else { None },
             };
             if let Some(h) = self.hand_mut() {
-                h.tricks.push(Trick { number, plays, short, column: ncol, meta, unreadable });
+                h.tricks.push(Trick {
+                    number,
+                    plays,
+                    short,
+                    column: ncol,
+                    meta,
+                    unreadable,
+                });
             }
         }
     }
@@ -1042,7 +1269,9 @@ impl Parser {
             let toks: Vec<(usize, &str)> = tokens(text, ps, pe).collect();
             let shape = format!("each {kw} entry is KEY N (a player or team, then a whole number)");
             let [(kat, key), (vat, num)] = toks.as_slice() else {
-                let c = toks.first().map_or(at.line.col(ps), |(p, _)| at.line.col(*p));
+                let c = toks
+                    .first()
+                    .map_or(at.line.col(ps), |(p, _)| at.line.col(*p));
                 self.problem(Code::E101, shape, c);
                 continue;
             };
@@ -1053,20 +1282,32 @@ impl Parser {
                     continue;
                 }
                 Err(true) => {
-                    let m = format!("{} is out of range: a {kw} is a whole number from -{MAX_SCORE} to {MAX_SCORE}", show(num));
+                    let m = format!(
+                        "{} is out of range: a {kw} is a whole number from -{MAX_SCORE} to {MAX_SCORE}",
+                        show(num)
+                    );
                     self.problem(Code::E101, m, at.line.col(*vat));
                     continue;
                 }
             };
             let kcol = at.line.col(*kat);
             if let Some(key) = self.name_ok(key, kcol, "player or team", true) {
-                entries.push(ScoreEntry { key, value, column: kcol });
+                entries.push(ScoreEntry {
+                    key,
+                    value,
+                    column: kcol,
+                });
             }
         }
         let unreadable = self.finding_count() > before;
         let meta = self.meta(remark);
         if let Some(h) = self.hand_mut() {
-            let line = Some(ScoreLine { kind, entries, meta, unreadable });
+            let line = Some(ScoreLine {
+                kind,
+                entries,
+                meta,
+                unreadable,
+            });
             match kind {
                 ScoreKind::Score => h.score = line,
                 ScoreKind::Total => h.total = line,
@@ -1085,7 +1326,11 @@ impl Parser {
             && body.starts_with('"')
             && quoted_len(text, s + 1).is_some_and(|n| s + 1 + n + 1 == e);
         if !ok {
-            self.problem(Code::E101, "write `note \"TEXT\"` with the text in double quotes".into(), at.col);
+            self.problem(
+                Code::E101,
+                "write `note \"TEXT\"` with the text in double quotes".into(),
+                at.col,
+            );
             return;
         }
         let note = unquote(text.get(s + 1..e - 1).unwrap_or(""));
@@ -1100,7 +1345,11 @@ impl Parser {
             return;
         }
         if at.tokens().next().is_some() {
-            self.problem(Code::E101, "`misdeal` takes nothing after it".into(), at.line.col(at.start));
+            self.problem(
+                Code::E101,
+                "`misdeal` takes nothing after it".into(),
+                at.line.col(at.start),
+            );
         }
         let meta = self.meta(remark);
         if let Some(h) = self.hand_mut() {
@@ -1111,11 +1360,23 @@ impl Parser {
     fn winner(&mut self, at: Span, remark: Option<String>) {
         let toks: Vec<(usize, &str)> = at.tokens().collect();
         let [(nat, name)] = toks.as_slice() else {
-            self.problem(Code::E101, "write `winner NAME` (a player, or a team in partnership presets)".into(), at.col);
+            self.problem(
+                Code::E101,
+                "write `winner NAME` (a player, or a team in partnership presets)".into(),
+                at.col,
+            );
             return;
         };
-        if self.building.as_ref().is_some_and(|b| b.game.winner.is_some()) {
-            self.problem(Code::E108, "a second winner line (the first one is kept)".into(), at.col);
+        if self
+            .building
+            .as_ref()
+            .is_some_and(|b| b.game.winner.is_some())
+        {
+            self.problem(
+                Code::E108,
+                "a second winner line (the first one is kept)".into(),
+                at.col,
+            );
             return;
         }
         let column = at.line.col(*nat);
@@ -1128,6 +1389,9 @@ impl Parser {
         }
     }
 }
+
+/// A trick number (`None` when out of range), its column, and its card tokens.
+type TrickGroup<'a> = (Option<u32>, u32, Vec<(usize, &'a str)>);
 
 /// The part of a line after a statement's keyword.
 struct Span<'l, 'a> {
@@ -1155,12 +1419,17 @@ fn set_flag(flags: &mut Vec<u8>, n: Name, flag: u8) {
 }
 
 fn bad_card(tok: &str) -> String {
-    format!("bad card token {}: expected a rank A K Q J T 9-2 then a suit S H D C", show(tok))
+    format!(
+        "bad card token {}: expected a rank A K Q J T 9-2 then a suit S H D C",
+        show(tok)
+    )
 }
 
 /// `Ben: QH` is one play written with a space after the colon: join the two tokens (and
 /// say so once) rather than read a bare card and an empty one.
-fn join_split_plays<'a>(toks: Vec<(usize, &'a str)>) -> Vec<(usize, std::borrow::Cow<'a, str>, bool)> {
+fn join_split_plays<'a>(
+    toks: Vec<(usize, &'a str)>,
+) -> Vec<(usize, std::borrow::Cow<'a, str>, bool)> {
     let mut out: Vec<(usize, std::borrow::Cow<'a, str>, bool)> = Vec::with_capacity(toks.len());
     let mut it = toks.into_iter().peekable();
     while let Some((at, tok)) = it.next() {
@@ -1189,7 +1458,13 @@ fn parse_tag(text: &str, b0: usize, b1: usize) -> Option<(&str, usize, usize)> {
     let name_len = rest
         .bytes()
         .enumerate()
-        .take_while(|(i, c)| if *i == 0 { c.is_ascii_alphabetic() } else { c.is_ascii_alphanumeric() || *c == b'_' })
+        .take_while(|(i, c)| {
+            if *i == 0 {
+                c.is_ascii_alphabetic()
+            } else {
+                c.is_ascii_alphanumeric() || *c == b'_'
+            }
+        })
         .count();
     if name_len == 0 {
         return None;
@@ -1240,10 +1515,21 @@ pub fn parse_teams(text: &str) -> (Vec<(String, Vec<String>)>, Option<String>) {
             None => (part, None),
         };
         let members: Vec<String> = members
-            .map(|m| m.split(is_space).filter(|s| !s.is_empty()).map(str::to_string).collect())
+            .map(|m| {
+                m.split(is_space)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            })
             .unwrap_or_default();
         if !is_name(name) || members.is_empty() {
-            return (teams, Some(format!("team {} needs the form NAME: PLAYER PLAYER", super::lexer::py_repr(part))));
+            return (
+                teams,
+                Some(format!(
+                    "team {} needs the form NAME: PLAYER PLAYER",
+                    super::lexer::py_repr(part)
+                )),
+            );
         }
         match teams.iter_mut().find(|(n, _)| n == name) {
             Some(t) => t.1 = members,
@@ -1262,13 +1548,18 @@ pub fn parse_all(data: &[u8], source: &str) -> (Vec<Game>, Vec<Finding>) {
 }
 
 #[cfg(test)]
+#[allow(clippy::indexing_slicing)]
 mod tests {
     use super::*;
 
     const HEAD: &str = "[Rules \"auction\"]\n[Players \"Ann Bob Cal Dee\"]\n";
 
     fn codes(text: &str) -> Vec<(&'static str, u32, u32)> {
-        parse_all(text.as_bytes(), "t.pitch").1.iter().map(|f| (f.code.as_str(), f.line, f.column)).collect()
+        parse_all(text.as_bytes(), "t.pitch")
+            .1
+            .iter()
+            .map(|f| (f.code.as_str(), f.line, f.column))
+            .collect()
     }
 
     #[test]
@@ -1283,7 +1574,13 @@ mod tests {
         let h = &games[0].hands[0];
         assert_eq!(h.tricks.len(), 2);
         assert_eq!(h.bids.as_ref().map(|b| b.bids.len()), Some(4));
-        assert_eq!(h.bids.as_ref().and_then(|b| b.meta.remark.clone()).as_deref(), Some(" the dealer takes it at 3"));
+        assert_eq!(
+            h.bids
+                .as_ref()
+                .and_then(|b| b.meta.remark.clone())
+                .as_deref(),
+            Some(" the dealer takes it at 3")
+        );
     }
 
     #[test]
@@ -1293,8 +1590,16 @@ mod tests {
         let t = "[Rules \"auction\"]\n[Players \"Dan Bob Cal\"]\nhand 1\ndealr Dan\ndealer Dna\n";
         let (_, f) = parse_all(t.as_bytes(), "t");
         assert_eq!(f.len(), 2);
-        assert!(f[0].message.contains("did you mean 'dealer'"), "{}", f[0].message);
-        assert!(f[1].message.contains("did you mean 'Dan'"), "{}", f[1].message);
+        assert!(
+            f[0].message.contains("did you mean 'dealer'"),
+            "{}",
+            f[0].message
+        );
+        assert!(
+            f[1].message.contains("did you mean 'Dan'"),
+            "{}",
+            f[1].message
+        );
     }
 
     #[test]
@@ -1315,14 +1620,20 @@ mod tests {
     fn ascii_digits_only() {
         let t = format!("{HEAD}hand \u{661}\n\u{661}. AS\nhand \u{b2}\n");
         let f = codes(&t);
-        assert_eq!(f.iter().map(|x| x.0).collect::<Vec<_>>(), vec!["E101", "E102", "E101"]);
+        assert_eq!(
+            f.iter().map(|x| x.0).collect::<Vec<_>>(),
+            vec!["E101", "E102", "E101"]
+        );
     }
 
     #[test]
     fn columns_count_characters() {
         let t = format!("{HEAD}hand 1\n% ♠♠\nnote \"♠♠\" % x\n1. ♠A ♥Q 9X\n");
         let f = parse_all(t.as_bytes(), "t").1;
-        assert_eq!(f.iter().map(|x| (x.line, x.column)).collect::<Vec<_>>(), vec![(6, 10)]);
+        assert_eq!(
+            f.iter().map(|x| (x.line, x.column)).collect::<Vec<_>>(),
+            vec![(6, 10)]
+        );
     }
 
     #[test]
@@ -1360,6 +1671,9 @@ mod tests {
         let (t, e) = parse_teams("NS: Ann Cal; EW: Bob Dee");
         assert_eq!(t.len(), 2);
         assert!(e.is_none());
-        assert_eq!(parse_teams("NS Ann Cal").1.as_deref(), Some("team 'NS Ann Cal' needs the form NAME: PLAYER PLAYER"));
+        assert_eq!(
+            parse_teams("NS Ann Cal").1.as_deref(),
+            Some("team 'NS Ann Cal' needs the form NAME: PLAYER PLAYER")
+        );
     }
 }

@@ -167,7 +167,11 @@ pub fn write_game(out: &mut String, g: &Game) {
         out.push_str(c);
         out.push('\n');
     }
-    if g.tags.is_empty() && g.hands.is_empty() && g.winner.is_none() && g.trailing_comments.is_empty() {
+    if g.tags.is_empty()
+        && g.hands.is_empty()
+        && g.winner.is_none()
+        && g.trailing_comments.is_empty()
+    {
         out.push('\n');
     }
 }
@@ -206,6 +210,7 @@ pub fn game_key(g: &Game) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::indexing_slicing)]
 mod tests {
     use super::super::parser::parse_all;
     use super::*;
