@@ -52,11 +52,7 @@ impl Suit {
 
 fn suit_of_char(c: char) -> Option<Suit> {
     if c.is_ascii() {
-        let b = c as u8;
-        return SUIT_LETTERS
-            .iter()
-            .position(|&s| s == b)
-            .and_then(|i| Suit::new(i as u8));
+        return suit_of_byte(c as u8);
     }
     SUIT_SYMBOLS
         .iter()
@@ -64,8 +60,29 @@ fn suit_of_char(c: char) -> Option<Suit> {
         .and_then(|i| Suit::new(i as u8))
 }
 
+/// Rank (0-12) and suit (0-3) of each ASCII byte, either case; 0xff for none.
+const RANK_OF: [u8; 256] = byte_table(&RANK_LETTERS);
+const SUIT_OF: [u8; 256] = byte_table(&SUIT_LETTERS);
+
+#[allow(clippy::indexing_slicing)] // evaluated at compile time, over constants only
+const fn byte_table(letters: &[u8]) -> [u8; 256] {
+    let mut t = [0xffu8; 256];
+    let mut i = 0;
+    while i < letters.len() {
+        let b = letters[i];
+        t[b as usize] = i as u8;
+        t[b.to_ascii_lowercase() as usize] = i as u8;
+        i += 1;
+    }
+    t
+}
+
+fn suit_of_byte(b: u8) -> Option<Suit> {
+    Suit::new(SUIT_OF.get(usize::from(b)).copied().unwrap_or(0xff))
+}
+
 fn rank_of_byte(b: u8) -> Option<u8> {
-    RANK_LETTERS.iter().position(|&r| r == b).map(|i| i as u8)
+    RANK_OF.get(usize::from(b)).copied().filter(|&r| r < 13)
 }
 
 /// The high joker.
@@ -95,6 +112,11 @@ impl Card {
     /// any case; the suit symbol may also come first, as some servers print it. `JKH` and
     /// `JKL` are the jokers.
     pub fn parse(token: &str) -> Option<Card> {
+        if let [r, s] = token.as_bytes() {
+            let rank = RANK_OF.get(usize::from(*r)).copied().unwrap_or(0xff);
+            let suit = SUIT_OF.get(usize::from(*s)).copied().unwrap_or(0xff);
+            return (rank < 13 && suit < 4).then(|| Card(suit * 13 + rank));
+        }
         let t = token.trim_matches(crate::notation::lexer::is_space);
         if t.is_ascii() {
             return parse_ascii(t.as_bytes());
@@ -123,6 +145,7 @@ impl Card {
 
 fn parse_ascii(t: &[u8]) -> Option<Card> {
     match t {
+        [r, s] => Card::new(suit_of_byte(*s)?.0 * 13 + rank_of_byte(*r)?),
         [a, b, c] if a.eq_ignore_ascii_case(&b'J') && b.eq_ignore_ascii_case(&b'K') => {
             match c.to_ascii_uppercase() {
                 b'H' => Some(JOKER_HIGH),
@@ -130,15 +153,7 @@ fn parse_ascii(t: &[u8]) -> Option<Card> {
                 _ => None,
             }
         }
-        [r, s] => {
-            let rank = rank_of_byte(r.to_ascii_uppercase())?;
-            let suit = suit_of_char(char::from(s.to_ascii_uppercase()))?;
-            Card::new(suit.0 * 13 + rank)
-        }
-        [b'1', b'0', s] => {
-            let suit = suit_of_char(char::from(s.to_ascii_uppercase()))?;
-            Card::new(suit.0 * 13 + 8)
-        }
+        [b'1', b'0', s] => Card::new(suit_of_byte(*s)?.0 * 13 + 8),
         _ => None,
     }
 }

@@ -12,6 +12,10 @@
     clippy::panic
 )]
 
+/// Records are many and small: mimalloc allocates them several times faster than the system allocator.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 pub mod cards;
 pub mod notation;
 pub mod scan;

@@ -572,7 +572,7 @@ fn hand_from(g: &mut Game, o: &Obj<'_>) -> PyResult<Hand> {
         });
     }
     for t in items(o, "tricks")? {
-        let mut plays = Vec::new();
+        let mut plays = crate::notation::Plays::new();
         for p in items(&t, "plays")? {
             let player: Option<String> = get(&p, "player")?;
             let player = player.map(|s| g.intern(&s));

@@ -29,8 +29,9 @@ pub fn is_space(c: char) -> bool {
     )
 }
 
+#[inline]
 fn is_space_byte(b: u8) -> bool {
-    matches!(b, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | 0x1c..=0x1f | b' ')
+    b <= b' ' && matches!(b, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | 0x1c..=0x1f | b' ')
 }
 
 /// One decoded line, with the map from byte offsets to character columns.
@@ -38,16 +39,34 @@ pub struct Line<'a> {
     /// The text of the line, without its line end.
     pub text: &'a str,
     ascii: bool,
+    /// Printable ASCII only: the space is the one separator, and bytes are characters.
+    simple: bool,
     cursor: Cell<(usize, u32)>,
 }
 
 impl<'a> Line<'a> {
     /// Wrap a decoded line.
     pub fn new(text: &'a str) -> Line<'a> {
+        // a fold without an early exit, so that it runs a block of bytes at a time
+        let simple = text
+            .as_bytes()
+            .chunks(32)
+            .all(|c| c.iter().fold(true, |ok, &b| ok & (0x20..0x7f).contains(&b)));
         Line {
             text,
-            ascii: text.is_ascii(),
+            ascii: simple || text.is_ascii(),
+            simple,
             cursor: Cell::new((0, 0)),
+        }
+    }
+
+    /// The tokens of `start..end` of the line.
+    pub fn tokens(&self, start: usize, end: usize) -> Tokens<'a> {
+        Tokens {
+            text: self.text,
+            pos: start,
+            end: end.min(self.text.len()),
+            simple: self.simple,
         }
     }
 
@@ -110,14 +129,16 @@ pub struct Tokens<'a> {
     text: &'a str,
     pos: usize,
     end: usize,
+    simple: bool,
 }
 
-/// Tokens of the part `start..end` of a line.
+/// Tokens of the part `start..end` of a text.
 pub fn tokens(text: &str, start: usize, end: usize) -> Tokens<'_> {
     Tokens {
         text,
         pos: start,
         end: end.min(text.len()),
+        simple: false,
     }
 }
 
@@ -126,43 +147,122 @@ impl<'a> Iterator for Tokens<'a> {
 
     fn next(&mut self) -> Option<(usize, &'a str)> {
         let bytes = self.text.as_bytes();
-        // skip white space
-        while self.pos < self.end {
-            let b = *bytes.get(self.pos)?;
+        if self.simple {
+            let hay = bytes.get(self.pos..self.end)?;
+            let Some(skip) = hay.iter().position(|&b| b != b' ') else {
+                self.pos = self.end;
+                return None;
+            };
+            let rest = hay.get(skip..)?;
+            let len = rest.iter().position(|&b| b == b' ').unwrap_or(rest.len());
+            let start = self.pos + skip;
+            self.pos = start + len;
+            return self.text.get(start..self.pos).map(|t| (start, t));
+        }
+        let mut i = self.pos;
+        // white space: ASCII bytes in a tight loop, other characters decoded one by one
+        while i < self.end {
+            let b = *bytes.get(i)?;
             if b < 0x80 {
                 if !is_space_byte(b) {
                     break;
                 }
-                self.pos += 1;
+                i += 1;
             } else {
-                let c = self.text.get(self.pos..)?.chars().next()?;
+                let c = self.text.get(i..)?.chars().next()?;
                 if !is_space(c) {
                     break;
                 }
-                self.pos += c.len_utf8();
+                i += c.len_utf8();
             }
         }
-        if self.pos >= self.end {
+        if i >= self.end {
+            self.pos = self.end;
             return None;
         }
-        let start = self.pos;
-        while self.pos < self.end {
-            let b = *bytes.get(self.pos)?;
+        let start = i;
+        while i < self.end {
+            let b = *bytes.get(i)?;
             if b < 0x80 {
                 if is_space_byte(b) {
                     break;
                 }
-                self.pos += 1;
+                i += 1;
             } else {
-                let c = self.text.get(self.pos..)?.chars().next()?;
+                let c = self.text.get(i..)?.chars().next()?;
                 if is_space(c) {
                     break;
                 }
-                self.pos += c.len_utf8();
+                i += c.len_utf8();
             }
         }
-        Some((start, self.text.get(start..self.pos)?))
+        self.pos = i;
+        self.text.get(start..i).map(|t| (start, t))
     }
+}
+
+/// Up to four tokens of a statement, with their count: enough to match every short
+/// statement's shape without allocating.
+pub struct Few<'a> {
+    toks: [(usize, &'a str); 4],
+    len: usize,
+}
+
+impl<'a> Few<'a> {
+    /// Collect the first four tokens (and count them all).
+    pub fn of(it: Tokens<'a>) -> Few<'a> {
+        let mut f = Few {
+            toks: [(0, ""); 4],
+            len: 0,
+        };
+        for t in it {
+            if let Some(slot) = f.toks.get_mut(f.len) {
+                *slot = t;
+            }
+            f.len += 1;
+        }
+        f
+    }
+
+    /// The tokens, or the first four and one more marker when there are more: a shape of one
+    /// to three tokens matches exactly.
+    pub fn slice(&self) -> &[(usize, &'a str)] {
+        self.toks.get(..self.len.min(4)).unwrap_or(&[])
+    }
+
+    /// The first token.
+    pub fn first(&self) -> Option<&(usize, &'a str)> {
+        self.slice().first()
+    }
+}
+
+/// The pieces of `text[start..end]` between `sep` bytes, as byte ranges into `text`.
+pub fn pieces(
+    text: &str,
+    start: usize,
+    end: usize,
+    sep: u8,
+) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let seg = text.as_bytes().get(start..end).unwrap_or(&[]);
+    let mut from = start;
+    let mut cuts = memchr::memchr_iter(sep, seg).map(move |p| start + p);
+    let mut done = false;
+    std::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        match cuts.next() {
+            Some(cut) => {
+                let piece = (from, cut);
+                from = cut + 1;
+                Some(piece)
+            }
+            None => {
+                done = true;
+                Some((from, end))
+            }
+        }
+    })
 }
 
 /// At most this many characters of an offending token are quoted in a message.

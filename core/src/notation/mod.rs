@@ -183,13 +183,16 @@ pub struct Play {
     pub column: u32,
 }
 
+/// The plays of a trick, inline up to ten (a trick has one card per seat).
+pub type Plays = smallvec::SmallVec<[Play; 10]>;
+
 /// One trick.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Trick {
     /// The trick number as written.
     pub number: u32,
     /// The cards in the order played, leader first.
-    pub plays: Vec<Play>,
+    pub plays: Plays,
     /// Written in the short form (bare cards).
     pub short: bool,
     /// The trick number's column.

@@ -6,12 +6,12 @@
 //! longest line plus the game being read, whatever the bytes.
 
 use super::lexer::{
-    Line, bounded_int, comment_start, is_digits, is_name, is_space, quoted_len, show, to_u32,
-    tokens, trim, unquote,
+    Few, Line, bounded_int, comment_start, is_digits, is_name, is_space, pieces, quoted_len, show,
+    to_u32, trim, unquote,
 };
 use super::{
     Bid, Bids, Code, Deal, Exchange, ExchangeKind, Finding, Game, Hand, Holding, MAX_HAND,
-    MAX_SCORE, MAX_TRICK, Meta, Name, Named, Note, Play, RevokeCall, ScoreEntry, ScoreKind,
+    MAX_SCORE, MAX_TRICK, Meta, Name, Named, Note, Play, Plays, RevokeCall, ScoreEntry, ScoreKind,
     ScoreLine, Tag, Trick, TrumpLine, Widow,
 };
 use crate::cards::{Card, Suit};
@@ -19,19 +19,53 @@ use crate::cards::{Card, Suit};
 /// Checks a `Rules` tag's value: `Some((message, offset in characters))` when it is bad.
 pub type RulesCheck = Box<dyn FnMut(&str) -> Option<(String, usize)> + Send + Sync>;
 
-/// The statements a hand holds, in the order the notation fixes.
-const HAND_ORDER: [&str; 10] = [
-    "dealer",
-    "deal",
-    "widow",
-    "bids",
-    "trump",
-    "exchanges",
-    "revokes",
-    "tricks",
-    "score",
-    "total",
-];
+/// The places of a hand's statements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Slot {
+    Dealer,
+    Deal,
+    Widow,
+    Bids,
+    Trump,
+    Exchanges,
+    Revokes,
+    Tricks,
+    Score,
+    Total,
+    Misdeal,
+}
+
+impl Slot {
+    /// The statements a hand holds, in the order the notation fixes (a misdeal stands alone).
+    const ORDER: [Slot; 10] = [
+        Slot::Dealer,
+        Slot::Deal,
+        Slot::Widow,
+        Slot::Bids,
+        Slot::Trump,
+        Slot::Exchanges,
+        Slot::Revokes,
+        Slot::Tricks,
+        Slot::Score,
+        Slot::Total,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Slot::Dealer => "dealer",
+            Slot::Deal => "deal",
+            Slot::Widow => "widow",
+            Slot::Bids => "bids",
+            Slot::Trump => "trump",
+            Slot::Exchanges => "exchanges",
+            Slot::Revokes => "revokes",
+            Slot::Tricks => "tricks",
+            Slot::Score => "score",
+            Slot::Total => "total",
+            Slot::Misdeal => "misdeal",
+        }
+    }
+}
 
 const KEYWORDS: [&str; 14] = [
     "hand", "dealer", "deal", "widow", "bids", "trump", "discard", "draw", "revoke", "score",
@@ -96,8 +130,20 @@ struct Building {
     tag_names: std::collections::HashSet<String>,
     /// Name to index, once a game has more names than a scan is quick for.
     index: std::collections::HashMap<String, u32>,
+    /// [`fingerprint`] of each name, for the quick scan.
+    fingerprints: Vec<u64>,
     findings: Vec<Finding>,
     last_hand_number: u32,
+}
+
+/// A name's length and first seven bytes in one word: equal for equal names, and for names
+/// of up to seven bytes, equal only for equal names.
+fn fingerprint(name: &str) -> u64 {
+    let mut fp = (name.len().min(255) as u64) << 56;
+    for (i, b) in name.bytes().take(7).enumerate() {
+        fp |= u64::from(b) << (8 * i);
+    }
+    fp
 }
 
 /// Names scanned in place before an index is built.
@@ -106,7 +152,12 @@ const SCAN_NAMES: usize = 16;
 impl Building {
     fn lookup(&self, name: &str) -> Option<usize> {
         if self.game.names.len() <= SCAN_NAMES {
-            self.game.names.iter().position(|n| n == name)
+            let fp = fingerprint(name);
+            let i = self.fingerprints.iter().position(|&f| f == fp)?;
+            // names of up to seven bytes are their fingerprint; longer ones are checked
+            (name.len() < 8 || self.game.names.get(i).is_some_and(|n| n == name))
+                .then_some(i)
+                .or_else(|| self.game.names.iter().position(|n| n == name))
         } else {
             self.index.get(name).map(|&i| i as usize)
         }
@@ -118,6 +169,7 @@ impl Building {
         }
         let n = to_u32(self.game.names.len());
         self.game.names.push(name.to_string());
+        self.fingerprints.push(fingerprint(name));
         if self.game.names.len() > SCAN_NAMES {
             if self.index.is_empty() {
                 for (i, known) in self.game.names.iter().enumerate() {
@@ -143,8 +195,8 @@ pub struct Parser {
     carry: Vec<u8>,
     rules_check: Option<RulesCheck>,
     // scratch, reused for every line
-    scratch: String,
     unreadable: Vec<Name>,
+    trick_toks: Vec<(usize, usize, bool)>,
 }
 
 /// The name a game goes by in findings when it has no `GameId`: the file's base name and
@@ -230,8 +282,8 @@ impl Parser {
             lineno: first_line.saturating_sub(1),
             carry: Vec::new(),
             rules_check: None,
-            scratch: String::new(),
             unreadable: Vec::new(),
+            trick_toks: Vec::new(),
         }
     }
 
@@ -300,44 +352,34 @@ impl Parser {
         self.lineno = self.lineno.saturating_add(1);
         let mut raw = raw.strip_suffix(b"\n").unwrap_or(raw);
         raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-        let mut text = std::mem::take(&mut self.scratch);
-        text.clear();
         let cleaned;
         if let Some(nul) = memchr::memchr(0, raw) {
-            let col = to_u32(
-                String::from_utf8_lossy(raw.get(..nul).unwrap_or(&[]))
-                    .chars()
-                    .count(),
-            ) + 1;
-            self.problem(
-                Code::E109,
-                "NUL byte in the text (removed before reading the line)".into(),
-                col,
-            );
+            let before = String::from_utf8_lossy(raw.get(..nul).unwrap_or(&[]))
+                .chars()
+                .count();
+            let m = "NUL byte in the text (removed before reading the line)";
+            self.problem(Code::E109, m.into(), to_u32(before) + 1);
             cleaned = raw.iter().copied().filter(|&b| b != 0).collect::<Vec<u8>>();
             raw = &cleaned;
         }
-        match std::str::from_utf8(raw) {
-            Ok(s) => text.push_str(s),
+        let lossy;
+        let text = match std::str::from_utf8(raw) {
+            Ok(s) => s,
             Err(e) => {
                 let valid = raw.get(..e.valid_up_to()).unwrap_or(&[]);
                 let col = to_u32(String::from_utf8_lossy(valid).chars().count()) + 1;
-                self.problem(
-                    Code::E109,
-                    format!("bytes that are not UTF-8 at column {col} (read as U+FFFD)"),
-                    col,
-                );
-                text.push_str(&String::from_utf8_lossy(raw));
+                let m = format!("bytes that are not UTF-8 at column {col} (read as U+FFFD)");
+                self.problem(Code::E109, m, col);
+                lossy = String::from_utf8_lossy(raw).into_owned();
+                lossy.as_str()
             }
-        }
-        let body = if self.lineno == 1 {
-            text.strip_prefix('\u{feff}').unwrap_or(&text)
-        } else {
-            &text
         };
-        let line = Line::new(body);
-        self.statement_line(&line);
-        self.scratch = text;
+        let body = if self.lineno == 1 {
+            text.strip_prefix('\u{feff}').unwrap_or(text)
+        } else {
+            text
+        };
+        self.statement_line(&Line::new(body));
     }
 
     fn statement_line(&mut self, line: &Line) {
@@ -362,20 +404,25 @@ impl Parser {
             self.tag(line, b0, b1, remark);
             return;
         }
-        let (_, word) = tokens(text, b0, b1).next().unwrap_or((b0, ""));
+        let (_, word) = line.tokens(b0, b1).next().unwrap_or((b0, ""));
         if word.as_bytes().first().is_some_and(u8::is_ascii_digit) {
             self.tricks(line, b0, b1, remark);
             return;
         }
         let col = line.col(b0);
-        let lowered = if word.is_ascii() {
-            word.to_ascii_lowercase()
+        let lowered;
+        let kw = if word.is_ascii() {
+            word.trim_end_matches(':')
         } else {
-            word.to_lowercase()
+            lowered = word.to_lowercase();
+            lowered.trim_end_matches(':')
         };
-        let kw = lowered.trim_end_matches(':');
-        let Some(kw) = KEYWORDS.iter().copied().find(|k| *k == kw) else {
-            let hint = did_you_mean(kw, KEYWORDS.iter().copied())
+        let found = KEYWORDS
+            .iter()
+            .position(|k| *k == kw)
+            .or_else(|| KEYWORDS.iter().position(|k| k.eq_ignore_ascii_case(kw)));
+        let Some((index, kw)) = found.and_then(|i| Some((i, *KEYWORDS.get(i)?))) else {
+            let hint = did_you_mean(&kw.to_lowercase(), KEYWORDS.iter().copied())
                 .map(|k| format!("did you mean '{k}'? "))
                 .unwrap_or_default();
             self.problem(
@@ -412,20 +459,20 @@ impl Parser {
             end: b1,
             col,
         };
-        match kw {
-            "hand" => self.hand(at, remark),
-            "dealer" => self.dealer(at, remark),
-            "deal" => self.deal(at, remark),
-            "widow" => self.widow(at, remark),
-            "bids" => self.bids(at, remark),
-            "trump" => self.trump(at, remark),
-            "discard" => self.exchange(ExchangeKind::Discard, at, remark),
-            "draw" => self.exchange(ExchangeKind::Draw, at, remark),
-            "revoke" => self.revoke(at, remark),
-            "score" => self.score(ScoreKind::Score, at, remark),
-            "total" => self.score(ScoreKind::Total, at, remark),
-            "note" => self.note(at, remark),
-            "misdeal" => self.misdeal(at, remark),
+        match index {
+            0 => self.hand(at, remark),
+            1 => self.dealer(at, remark),
+            2 => self.deal(at, remark),
+            3 => self.widow(at, remark),
+            4 => self.bids(at, remark),
+            5 => self.trump(at, remark),
+            6 => self.exchange(ExchangeKind::Discard, at, remark),
+            7 => self.exchange(ExchangeKind::Draw, at, remark),
+            8 => self.revoke(at, remark),
+            9 => self.score(ScoreKind::Score, at, remark),
+            10 => self.score(ScoreKind::Total, at, remark),
+            11 => self.note(at, remark),
+            12 => self.misdeal(at, remark),
             _ => self.winner(at, remark),
         }
     }
@@ -495,6 +542,7 @@ impl Parser {
             known: Known::default(),
             tag_names: std::collections::HashSet::new(),
             index: std::collections::HashMap::new(),
+            fingerprints: Vec::new(),
             findings: Vec::new(),
             last_hand_number: 0,
         });
@@ -600,10 +648,10 @@ impl Parser {
     }
 
     fn cards(&mut self, line: &Line, start: usize, end: usize) -> (Vec<Card>, Vec<u32>, bool) {
-        let mut cards = Vec::new();
-        let mut cols = Vec::new();
+        let mut cards = Vec::with_capacity(10);
+        let mut cols = Vec::with_capacity(10);
         let mut bad = false;
-        for (at, tok) in tokens(line.text, start, end) {
+        for (at, tok) in line.tokens(start, end) {
             let col = line.col(at);
             match Card::parse(tok) {
                 Some(c) => {
@@ -637,28 +685,24 @@ impl Parser {
     }
 
     /// Whether a statement may go in `slot`; reports repeats and out-of-order ones.
-    fn order(&mut self, slot: &str, kw: &str, col: u32) -> bool {
+    fn order(&mut self, slot: Slot, kw: &str, col: u32) -> bool {
         let Some(h) = self.building.as_ref().and_then(|b| b.hand.as_ref()) else {
             return false;
         };
-        let filled = |s: &str| match s {
-            "dealer" => h.dealer.is_some(),
-            "deal" => h.deal.is_some(),
-            "widow" => h.widow.is_some(),
-            "bids" => h.bids.is_some(),
-            "trump" => h.trump.is_some(),
-            "exchanges" => !h.exchanges.is_empty(),
-            "revokes" => !h.revokes.is_empty(),
-            "tricks" => !h.tricks.is_empty(),
-            "score" => h.score.is_some(),
-            "total" => h.total.is_some(),
-            "misdeal" => h.misdeal.is_some(),
-            _ => false,
+        let filled = |s: Slot| match s {
+            Slot::Dealer => h.dealer.is_some(),
+            Slot::Deal => h.deal.is_some(),
+            Slot::Widow => h.widow.is_some(),
+            Slot::Bids => h.bids.is_some(),
+            Slot::Trump => h.trump.is_some(),
+            Slot::Exchanges => !h.exchanges.is_empty(),
+            Slot::Revokes => !h.revokes.is_empty(),
+            Slot::Tricks => !h.tricks.is_empty(),
+            Slot::Score => h.score.is_some(),
+            Slot::Total => h.total.is_some(),
+            Slot::Misdeal => h.misdeal.is_some(),
         };
-        let single = matches!(
-            slot,
-            "dealer" | "deal" | "widow" | "bids" | "trump" | "score" | "total" | "misdeal"
-        );
+        let single = !matches!(slot, Slot::Exchanges | Slot::Revokes | Slot::Tricks);
         if single && filled(slot) {
             let m = format!(
                 "a second '{kw}' line in hand {} (the first one is kept)",
@@ -667,23 +711,23 @@ impl Parser {
             self.problem(Code::E108, m, col);
             return false;
         }
-        // a revoke is often called after the trick: it may stand anywhere
-        if let Some(i) = HAND_ORDER
+        // a revoke is often called after the trick: it may stand anywhere; a misdeal has no place
+        if slot == Slot::Revokes || slot == Slot::Misdeal {
+            return true;
+        }
+        let later = Slot::ORDER
             .iter()
-            .position(|s| *s == slot)
-            .filter(|_| slot != "revokes")
-        {
-            let later = HAND_ORDER
-                .iter()
-                .skip(i + 1)
-                .find(|s| **s != "revokes" && filled(s));
-            if let Some(later) = later {
-                let m = format!(
-                    "'{kw}' is out of order: it comes after a '{later}' statement (the order is {})",
-                    HAND_ORDER.join(", ")
-                );
-                self.problem(Code::E108, m, col);
-            }
+            .skip_while(|s| **s != slot)
+            .skip(1)
+            .find(|s| **s != Slot::Revokes && filled(**s));
+        if let Some(later) = later {
+            let names: Vec<&str> = Slot::ORDER.iter().map(|s| s.name()).collect();
+            let m = format!(
+                "'{kw}' is out of order: it comes after a '{}' statement (the order is {})",
+                later.name(),
+                names.join(", ")
+            );
+            self.problem(Code::E108, m, col);
         }
         true
     }
@@ -800,12 +844,12 @@ impl Parser {
     }
 
     fn hand(&mut self, at: Span, remark: Option<String>) {
-        let toks: Vec<(usize, &str)> = at.tokens().collect();
+        let toks = Few::of(at.tokens());
         let Some(b) = self.building.as_ref() else {
             return;
         };
         let last = b.last_hand_number;
-        let number = match toks.as_slice() {
+        let number = match toks.slice() {
             [(tat, tok)] if is_digits(tok) => match bounded_int(tok, 0, MAX_HAND) {
                 Ok(n) => {
                     let n = u32::try_from(n).unwrap_or(0);
@@ -849,17 +893,18 @@ impl Parser {
             b.hand = Some(Hand {
                 number,
                 meta,
+                tricks: Vec::with_capacity(8),
                 ..Hand::default()
             });
         }
     }
 
     fn dealer(&mut self, at: Span, remark: Option<String>) {
-        if !self.in_hand("dealer", at.col) || !self.order("dealer", "dealer", at.col) {
+        if !self.in_hand("dealer", at.col) || !self.order(Slot::Dealer, "dealer", at.col) {
             return;
         }
-        let toks: Vec<(usize, &str)> = at.tokens().collect();
-        let [(tat, name)] = toks.as_slice() else {
+        let toks = Few::of(at.tokens());
+        let [(tat, name)] = toks.slice() else {
             self.problem(Code::E101, "write `dealer NAME`".into(), at.col);
             return;
         };
@@ -874,17 +919,9 @@ impl Parser {
 
     /// `NAME: CARDS; NAME: CARDS ...`; `dropped` is set when a holding could not be kept.
     fn holdings(&mut self, at: &Span, kw: &str, dropped: &mut bool) -> Vec<Holding> {
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(4);
         let text = at.line.text;
-        let mut part_start = at.start;
-        let segment = text.get(at.start..at.end).unwrap_or("");
-        let mut parts: Vec<(usize, usize)> = Vec::new();
-        for p in memchr::memchr_iter(b';', segment.as_bytes()) {
-            parts.push((part_start, at.start + p));
-            part_start = at.start + p + 1;
-        }
-        parts.push((part_start, at.end));
-        for (ps, pe) in parts {
+        for (ps, pe) in pieces(text, at.start, at.end, b';') {
             let part = text.get(ps..pe).unwrap_or("");
             if part.trim_matches(is_space).is_empty() {
                 continue;
@@ -899,8 +936,8 @@ impl Parser {
                 *dropped = true;
                 continue;
             };
-            let ntoks: Vec<(usize, &str)> = tokens(text, ps, ps + colon).collect();
-            let [(nat, name)] = ntoks.as_slice() else {
+            let ntoks = Few::of(at.line.tokens(ps, ps + colon));
+            let [(nat, name)] = ntoks.slice() else {
                 self.problem(
                     Code::E101,
                     format!("{kw}: one player name before each ':'"),
@@ -929,7 +966,7 @@ impl Parser {
     }
 
     fn deal(&mut self, at: Span, remark: Option<String>) {
-        if !self.in_hand("deal", at.col) || !self.order("deal", "deal", at.col) {
+        if !self.in_hand("deal", at.col) || !self.order(Slot::Deal, "deal", at.col) {
             return;
         }
         self.unreadable.clear();
@@ -950,7 +987,7 @@ impl Parser {
     }
 
     fn widow(&mut self, at: Span, remark: Option<String>) {
-        if !self.in_hand("widow", at.col) || !self.order("widow", "widow", at.col) {
+        if !self.in_hand("widow", at.col) || !self.order(Slot::Widow, "widow", at.col) {
             return;
         }
         let (s, _) = trim(at.line.text, at.start, at.end);
@@ -971,7 +1008,7 @@ impl Parser {
     }
 
     fn bids(&mut self, at: Span, remark: Option<String>) {
-        if !self.in_hand("bids", at.col) || !self.order("bids", "bids", at.col) {
+        if !self.in_hand("bids", at.col) || !self.order(Slot::Bids, "bids", at.col) {
             return;
         }
         let text = at.line.text;
@@ -979,15 +1016,8 @@ impl Parser {
         let mut bids = Vec::new();
         let segment = text.get(at.start..at.end).unwrap_or("");
         let rest_blank = segment.trim_matches(is_space).is_empty();
-        let mut parts: Vec<(usize, usize)> = Vec::new();
-        let mut ps = at.start;
-        for p in memchr::memchr_iter(b',', segment.as_bytes()) {
-            parts.push((ps, at.start + p));
-            ps = at.start + p + 1;
-        }
-        parts.push((ps, at.end));
-        for (ps, pe) in parts {
-            let toks: Vec<(usize, &str)> = tokens(text, ps, pe).collect();
+        for (ps, pe) in pieces(text, at.start, at.end, b',') {
+            let toks = Few::of(at.line.tokens(ps, pe));
             let Some(&(nat, name)) = toks.first() else {
                 if ps != at.start || !rest_blank {
                     self.problem(
@@ -999,7 +1029,7 @@ impl Parser {
                 continue;
             };
             let ncol = at.line.col(nat);
-            let word = match toks.as_slice() {
+            let word = match toks.slice() {
                 [_, (_, p), (sat, s)] if p.eq_ignore_ascii_case("pitch") => {
                     match Suit::parse_word(s) {
                         // pitching: the suit pitched may follow the word (`Cal pitch H`)
@@ -1051,11 +1081,11 @@ impl Parser {
     }
 
     fn trump(&mut self, at: Span, remark: Option<String>) {
-        if !self.in_hand("trump", at.col) || !self.order("trump", "trump", at.col) {
+        if !self.in_hand("trump", at.col) || !self.order(Slot::Trump, "trump", at.col) {
             return;
         }
-        let toks: Vec<(usize, &str)> = at.tokens().collect();
-        let suit = match toks.as_slice() {
+        let toks = Few::of(at.tokens());
+        let suit = match toks.slice() {
             [(_, t)] => Suit::parse_word(t),
             _ => None,
         };
@@ -1077,7 +1107,7 @@ impl Parser {
 
     fn exchange(&mut self, kind: ExchangeKind, at: Span, remark: Option<String>) {
         let kw = kind.word();
-        if !self.in_hand(kw, at.col) || !self.order("exchanges", kw, at.col) {
+        if !self.in_hand(kw, at.col) || !self.order(Slot::Exchanges, kw, at.col) {
             return;
         }
         self.unreadable.clear();
@@ -1100,11 +1130,11 @@ impl Parser {
     }
 
     fn revoke(&mut self, at: Span, remark: Option<String>) {
-        if !self.in_hand("revoke", at.col) || !self.order("revokes", "revoke", at.col) {
+        if !self.in_hand("revoke", at.col) || !self.order(Slot::Revokes, "revoke", at.col) {
             return;
         }
-        let toks: Vec<(usize, &str)> = at.tokens().collect();
-        let (nat, name, trick) = match toks.as_slice() {
+        let toks = Few::of(at.tokens());
+        let (nat, name, trick) = match toks.slice() {
             [(nat, name), (_, "trick"), (tat, n)] if is_digits(n) => {
                 match bounded_int(n, 1, MAX_TRICK) {
                     Ok(t) => (*nat, *name, u32::try_from(t).ok()),
@@ -1153,10 +1183,29 @@ impl Parser {
         if !self.in_hand("trick", col) {
             return;
         }
-        // (number or None when out of range, its column, its card tokens)
-        let mut groups: Vec<TrickGroup> = Vec::new();
-        for (tat, tok) in tokens(line.text, b0, b1) {
-            if let Some(digits) = tok.strip_suffix('.').filter(|d| is_digits(d)) {
+        let text = line.text;
+        let mut toks = line.tokens(b0, b1);
+        match toks.next() {
+            Some((_, tok)) if trick_number(tok).is_some() => {}
+            first => {
+                let at = first.map_or(b0, |(p, _)| p);
+                let m = "a trick starts with its number and a dot: `1. Ann:AS Bob:3S ...`";
+                self.problem(Code::E101, m.into(), line.col(at));
+                return;
+            }
+        }
+        self.order(Slot::Tricks, "trick", col);
+        let mut comments = Some(std::mem::take(&mut self.pending_comments));
+        let mut scratch = std::mem::take(&mut self.trick_toks);
+        scratch.clear();
+        let mut current: Option<(Option<u32>, u32)> = None;
+        let mut pushed = 0usize;
+        for (tat, tok) in line.tokens(b0, b1) {
+            if let Some(digits) = trick_number(tok) {
+                if let Some(cur) = current.take() {
+                    pushed += usize::from(self.trick(line, cur, &scratch, &mut comments));
+                }
+                scratch.clear();
                 let tcol = line.col(tat);
                 let number = match bounded_int(digits, 0, MAX_TRICK) {
                     Ok(n) => u32::try_from(n).ok(),
@@ -1169,74 +1218,106 @@ impl Parser {
                         None
                     }
                 };
-                groups.push((number, tcol, Vec::new()));
-            } else if let Some(g) = groups.last_mut() {
-                g.2.push((tat, tok));
-            } else {
-                let m = "a trick starts with its number and a dot: `1. Ann:AS Bob:3S ...`";
-                self.problem(Code::E101, m.into(), line.col(tat));
-                return;
+                current = Some((number, tcol));
+                continue;
+            }
+            // `Ben: QH` is one play written with a space after the colon: join the two tokens
+            // (and say so once) rather than read a bare card and an empty one
+            if let Some(last) = scratch.last_mut() {
+                let prev = text.get(last.0..last.1).unwrap_or("");
+                if !last.2
+                    && prev.len() > 1
+                    && prev.ends_with(':')
+                    && prev.matches(':').count() == 1
+                    && !tok.contains(':')
+                {
+                    *last = (last.0, tat + tok.len(), true);
+                    continue;
+                }
+            }
+            scratch.push((tat, tat + tok.len(), false));
+        }
+        if let Some(cur) = current.take() {
+            pushed += usize::from(self.trick(line, cur, &scratch, &mut comments));
+        }
+        self.trick_toks = scratch;
+        if pushed > 0 {
+            if let Some(t) = self.hand_mut().and_then(|h| h.tricks.last_mut()) {
+                t.meta.remark = remark;
             }
         }
-        self.order("tricks", "trick", col);
-        let mut comments = std::mem::take(&mut self.pending_comments);
-        let last = groups.len().saturating_sub(1);
-        let mut remark = remark;
-        for (i, (number, ncol, toks)) in groups.into_iter().enumerate() {
-            let Some(number) = number else { continue };
-            let toks = join_split_plays(toks);
-            let long = toks.iter().filter(|(_, t, _)| t.contains(':')).count();
-            let short = long == 0;
-            if long > 0 && long != toks.len() {
-                let m = format!("trick {number} mixes NAME:CARD and bare cards; use one form");
-                self.problem(Code::E101, m, ncol);
-            }
-            let mut plays = Vec::with_capacity(toks.len());
-            for (tat, tok, split) in &toks {
-                let tcol = line.col(*tat);
-                let (player, ctok, ccol) = match tok.split_once(':') {
+    }
+
+    /// One trick of a trick line: its number, and its tokens as byte ranges (joined: `NAME: CARD`).
+    /// Whether a trick was kept.
+    fn trick(
+        &mut self,
+        line: &Line,
+        (number, ncol): (Option<u32>, u32),
+        toks: &[(usize, usize, bool)],
+        comments: &mut Option<Vec<String>>,
+    ) -> bool {
+        let Some(number) = number else { return false };
+        let text = line.text;
+        let long = toks
+            .iter()
+            .filter(|(s, e, _)| text.get(*s..*e).is_some_and(|t| t.contains(':')))
+            .count();
+        let short = long == 0;
+        if long > 0 && long != toks.len() {
+            let m = format!("trick {number} mixes NAME:CARD and bare cards; use one form");
+            self.problem(Code::E101, m, ncol);
+        }
+        let mut plays = Plays::with_capacity(toks.len());
+        for &(tat, tend, split) in toks {
+            let tok = text.get(tat..tend).unwrap_or("");
+            let tcol = line.col(tat);
+            let colon = memchr::memchr(b':', tok.as_bytes());
+            let (player, ctok, ccol) =
+                match colon.and_then(|c| Some((tok.get(..c)?, tok.get(c + 1..)?))) {
                     Some((name, ctok)) => {
                         let Some(p) = self.name_ok(name, tcol, "player", false) else {
                             continue;
                         };
-                        let ctok = ctok.trim_start_matches(is_space);
-                        let ccol = line.col(tat + tok.len() - ctok.len());
+                        let ctok = if split {
+                            ctok.trim_start_matches(is_space)
+                        } else {
+                            ctok
+                        };
+                        let ccol = line.col(tend - ctok.len());
                         (Some(p), ctok, ccol)
                     }
-                    None => (None, tok.as_ref(), tcol),
+                    None => (None, tok, tcol),
                 };
-                let Some(card) = Card::parse(ctok) else {
-                    self.problem(Code::E103, bad_card(ctok), ccol);
-                    continue;
-                };
-                if *split {
-                    let joined: String = tok.chars().filter(|c| !is_space(*c)).collect();
-                    let m = format!(
-                        "no space may stand between a player's colon and the card: write {}",
-                        show(&joined)
-                    );
-                    self.problem(Code::E101, m, ccol);
-                }
-                plays.push(Play {
-                    player,
-                    card,
-                    column: tcol,
-                });
-            }
-            if toks.is_empty() {
-                self.problem(Code::E101, format!("trick {number} has no cards"), ncol);
-            }
-            let unreadable = plays.len() != toks.len();
-            let meta = Meta {
-                line: lineno,
-                comments: if i == 0 {
-                    std::mem::take(&mut comments)
-                } else {
-                    Vec::new()
-                },
-                remark: if i == last { remark.take() } else { None },
+            let Some(card) = Card::parse(ctok) else {
+                self.problem(Code::E103, bad_card(ctok), ccol);
+                continue;
             };
-            if let Some(h) = self.hand_mut() {
+            if split {
+                let joined: String = tok.chars().filter(|c| !is_space(*c)).collect();
+                let m = format!(
+                    "no space may stand between a player's colon and the card: write {}",
+                    show(&joined)
+                );
+                self.problem(Code::E101, m, ccol);
+            }
+            plays.push(Play {
+                player,
+                card,
+                column: tcol,
+            });
+        }
+        if toks.is_empty() {
+            self.problem(Code::E101, format!("trick {number} has no cards"), ncol);
+        }
+        let unreadable = plays.len() != toks.len();
+        let meta = Meta {
+            line: self.lineno,
+            comments: comments.take().unwrap_or_default(),
+            remark: None,
+        };
+        match self.hand_mut() {
+            Some(h) => {
                 h.tricks.push(Trick {
                     number,
                     plays,
@@ -1245,40 +1326,45 @@ impl Parser {
                     meta,
                     unreadable,
                 });
+                true
             }
+            None => false,
         }
     }
 
     fn score(&mut self, kind: ScoreKind, at: Span, remark: Option<String>) {
         let kw = kind.word();
-        if !self.in_hand(kw, at.col) || !self.order(kw, kw, at.col) {
+        if !self.in_hand(kw, at.col)
+            || !self.order(
+                if kind == ScoreKind::Score {
+                    Slot::Score
+                } else {
+                    Slot::Total
+                },
+                kw,
+                at.col,
+            )
+        {
             return;
         }
         let text = at.line.text;
         let before = self.finding_count();
         let mut entries = Vec::new();
-        let segment = text.get(at.start..at.end).unwrap_or("");
-        let mut bounds: Vec<(usize, usize)> = Vec::new();
-        let mut ps = at.start;
-        for p in memchr::memchr_iter(b',', segment.as_bytes()) {
-            bounds.push((ps, at.start + p));
-            ps = at.start + p + 1;
-        }
-        bounds.push((ps, at.end));
-        for (ps, pe) in bounds {
-            let toks: Vec<(usize, &str)> = tokens(text, ps, pe).collect();
-            let shape = format!("each {kw} entry is KEY N (a player or team, then a whole number)");
-            let [(kat, key), (vat, num)] = toks.as_slice() else {
+        for (ps, pe) in pieces(text, at.start, at.end, b',') {
+            let toks = Few::of(at.line.tokens(ps, pe));
+            let shape =
+                || format!("each {kw} entry is KEY N (a player or team, then a whole number)");
+            let [(kat, key), (vat, num)] = toks.slice() else {
                 let c = toks
                     .first()
                     .map_or(at.line.col(ps), |(p, _)| at.line.col(*p));
-                self.problem(Code::E101, shape, c);
+                self.problem(Code::E101, shape(), c);
                 continue;
             };
             let value = match bounded_int(num, -MAX_SCORE, MAX_SCORE) {
                 Ok(v) => i32::try_from(v).unwrap_or(0),
                 Err(false) => {
-                    self.problem(Code::E101, shape, at.line.col(*kat));
+                    self.problem(Code::E101, shape(), at.line.col(*kat));
                     continue;
                 }
                 Err(true) => {
@@ -1341,7 +1427,7 @@ impl Parser {
     }
 
     fn misdeal(&mut self, at: Span, remark: Option<String>) {
-        if !self.in_hand("misdeal", at.col) || !self.order("misdeal", "misdeal", at.col) {
+        if !self.in_hand("misdeal", at.col) || !self.order(Slot::Misdeal, "misdeal", at.col) {
             return;
         }
         if at.tokens().next().is_some() {
@@ -1358,8 +1444,8 @@ impl Parser {
     }
 
     fn winner(&mut self, at: Span, remark: Option<String>) {
-        let toks: Vec<(usize, &str)> = at.tokens().collect();
-        let [(nat, name)] = toks.as_slice() else {
+        let toks = Few::of(at.tokens());
+        let [(nat, name)] = toks.slice() else {
             self.problem(
                 Code::E101,
                 "write `winner NAME` (a player, or a team in partnership presets)".into(),
@@ -1390,9 +1476,6 @@ impl Parser {
     }
 }
 
-/// A trick number (`None` when out of range), its column, and its card tokens.
-type TrickGroup<'a> = (Option<u32>, u32, Vec<(usize, &'a str)>);
-
 /// The part of a line after a statement's keyword.
 struct Span<'l, 'a> {
     line: &'l Line<'a>,
@@ -1404,7 +1487,7 @@ struct Span<'l, 'a> {
 
 impl<'a> Span<'_, 'a> {
     fn tokens(&self) -> super::lexer::Tokens<'a> {
-        tokens(self.line.text, self.start, self.end)
+        self.line.tokens(self.start, self.end)
     }
 }
 
@@ -1425,27 +1508,9 @@ fn bad_card(tok: &str) -> String {
     )
 }
 
-/// `Ben: QH` is one play written with a space after the colon: join the two tokens (and
-/// say so once) rather than read a bare card and an empty one.
-fn join_split_plays<'a>(
-    toks: Vec<(usize, &'a str)>,
-) -> Vec<(usize, std::borrow::Cow<'a, str>, bool)> {
-    let mut out: Vec<(usize, std::borrow::Cow<'a, str>, bool)> = Vec::with_capacity(toks.len());
-    let mut it = toks.into_iter().peekable();
-    while let Some((at, tok)) = it.next() {
-        let bare_name = tok.len() > 1 && tok.ends_with(':') && tok.matches(':').count() == 1;
-        if bare_name {
-            if let Some(&(_, next)) = it.peek() {
-                if !next.contains(':') {
-                    it.next();
-                    out.push((at, std::borrow::Cow::Owned(format!("{tok} {next}")), true));
-                    continue;
-                }
-            }
-        }
-        out.push((at, std::borrow::Cow::Borrowed(tok), false));
-    }
-    out
+/// The digits of a trick number token `N.`, if it is one.
+fn trick_number(tok: &str) -> Option<&str> {
+    tok.strip_suffix('.').filter(|d| is_digits(d))
 }
 
 /// `[Name "value"]` within `text[b0..b1]`: the name and the bounds of the quoted value.

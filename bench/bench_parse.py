@@ -1,0 +1,144 @@
+"""Benchmark: the compiled core's parser on generated logs of every preset, beside the floor.
+
+    python bench/bench_parse.py                         # 1,000,000 hands of each preset
+    python bench/bench_parse.py --hands 200000          # quicker
+    python bench/bench_parse.py --presets auction --hands 200000,1000000   # memory flat?
+    python bench/bench_parse.py --hostile               # the pathological inputs, time and peak memory
+
+The floor is reading the same file's lines with the same reader (1 MiB chunks, lines found
+with memchr) and doing nothing with them.  "parse" is the core's parser alone, in Rust, one
+core, the GIL released: every statement read into records, every finding made, games
+handed over one at a time.  "records" is the same parse with every record built as a
+Python object (what `auditor.notation.iter_games` gives the engine today).  Each phase runs
+in a child process so that its peak memory is its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE / "_data"
+sys.path.insert(0, str(HERE))
+
+from bench_import import generate  # noqa: E402  (the same generated data as the import bench)
+
+PHASES = {
+    "floor": "from auditor import _core\nn = _core.count_lines(PATH)[1]",
+    "parse": "from auditor import _core\nn = _core.scan_file(PATH)[2]",
+    "records": """
+from auditor.notation import iter_games
+n = 0
+with open(PATH, "rb") as f:
+    for games, _ in iter_games(f, PATH):
+        n += sum(len(g.hands) for g in games)
+""",
+    "audit": """
+import subprocess, sys
+subprocess.run([sys.executable, "-m", "auditor.cli", "audit", "-j", "1", PATH], stdout=subprocess.DEVNULL,
+               stderr=subprocess.DEVNULL)
+n = 1
+""",
+}
+
+CHILD = """
+import json, resource, sys, time
+PATH = sys.argv[1]
+t = time.perf_counter()
+{body}
+dt = time.perf_counter() - t
+peak = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+print(json.dumps({{"seconds": dt, "n": n, "peak_mb": peak / 1024}}))
+"""
+
+
+def run(phase: str, path: Path, repeat: int = 1) -> dict:
+    """The best of ``repeat`` runs of a phase, each in a fresh child process."""
+    best = None
+    for _ in range(repeat):
+        proc = subprocess.run([sys.executable, "-c", CHILD.format(body=PHASES[phase]), str(path)],
+                              capture_output=True, text=True, check=True)
+        r = json.loads(proc.stdout.strip().splitlines()[-1])
+        best = r if best is None or r["seconds"] < best["seconds"] else best
+    return best
+
+
+HEAD = '[Rules "auction"]\n[Players "Amy Ben Cal"]\nhand 1\ndealer Amy\nbids Ben 2, Cal pass, Amy pass\n'
+CARDS = [r + s for s in "SHDC" for r in "AKQJT98765432"]
+
+
+def hostile_inputs() -> dict[str, str]:
+    """The inputs that were quadratic or memory-hungry in the pure-Python parser."""
+    rng = random.Random(7)
+
+    def trick(n: int) -> str:
+        return "1. " + " ".join(f"{rng.choice(('Amy', 'Ben', 'Cal'))}:{rng.choice(CARDS)}" for _ in range(n)) + "\n"
+
+    return {
+        "trick of 16,000 cards": HEAD + trick(16_000),
+        "trick of 250,000 cards (2 MB)": HEAD + trick(250_000),
+        "4,000 trick lines in one hand": HEAD + "".join(f"{i % 99 + 1}. Ben:AS Cal:2S Amy:3S\n" for i in range(4000)),
+        "8,000 tags in one block": "".join(f'[T{i} "x"]\n' for i in range(8000)) + HEAD,
+        "note of 20 MB": HEAD + 'note "' + "x" * 20_000_000 + '"\n',
+        "note of 200 MB": HEAD + 'note "' + "x" * 200_000_000 + '"\n',
+        "line of 10 MB, no statement": HEAD + "x" * 10_000_000 + "\n",
+    }
+
+
+def hostile(phases: list[str]) -> None:
+    DATA.mkdir(exist_ok=True)
+    print(f"{'input':32s} {'size':>8s}  " + "  ".join(f"{p:>22s}" for p in phases))
+    for name, text in hostile_inputs().items():
+        path = DATA / "hostile.pitch"
+        path.write_text(text, encoding="utf-8")
+        cells = []
+        for phase in phases:
+            r = run(phase, path)
+            cells.append(f"{r['seconds']:8.2f}s {r['peak_mb']:7.0f} MB")
+        print(f"{name:32s} {len(text) / 1e6:6.1f}MB  " + "  ".join(f"{c:>22s}" for c in cells))
+    path.unlink(missing_ok=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--hands", default="1000000", help="comma-separated sizes (hands per preset)")
+    ap.add_argument("--presets", default="", help="comma-separated presets (default: every preset)")
+    ap.add_argument("--phases", default="floor,parse", help="of: floor, parse, records, audit")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per phase; the best is reported")
+    ap.add_argument("--hostile", action="store_true", help="time the pathological inputs instead")
+    args = ap.parse_args()
+    if args.hostile:
+        hostile([p for p in args.phases.split(",") if p != "floor"] or ["parse"])
+        return
+    from auditor.rules import PRESETS
+
+    DATA.mkdir(exist_ok=True)
+    presets = [p for p in args.presets.split(",") if p] or list(PRESETS)
+    for size in (int(s) for s in args.hands.split(",")):
+        for preset in presets:
+            path = DATA / f"parse_{preset}_{size}.pitch"
+            t = time.perf_counter()
+            n = generate(size, path, presets=(preset,))
+            mb = path.stat().st_size / 1e6
+            print(f"{preset}: {n:,} hands, {mb:.0f} MB (generated in {time.perf_counter() - t:.0f}s)")
+            floor = None
+            for phase in args.phases.split(","):
+                r = run(phase, path, args.repeat if phase in ("floor", "parse") else 1)
+                rate = f"{mb / r['seconds']:7.0f} MB/s {n / r['seconds']:>12,.0f} hands/s"
+                if phase == "floor":
+                    floor = r["seconds"]
+                    print(f"  floor   {r['seconds']:7.3f}s {rate}  peak {r['peak_mb']:5.0f} MB  ({r['n']:,} lines)")
+                    continue
+                ratio = f", {r['seconds'] / floor:.1f}x the floor" if floor else ""
+                print(f"  {phase:7s} {r['seconds']:7.3f}s {rate}  peak {r['peak_mb']:5.0f} MB{ratio}")
+            path.unlink()
+
+
+if __name__ == "__main__":
+    main()
