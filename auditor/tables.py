@@ -1,6 +1,6 @@
 """Arrow tables: the schemas, and the rows each audited game contributes.
 
-The schemas are defined once, in ``schemas/tables.json`` (installed as the package
+The schemas are defined once, in ``auditor/schemas/tables.json`` (the package
 ``auditor.schemas``), with a version and a meaning for every column.  Where the tables
 are stored, and how, is :mod:`auditor.dataset`.
 """
