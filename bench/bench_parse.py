@@ -27,18 +27,13 @@ HERE = Path(__file__).resolve().parent
 DATA = HERE / "_data"
 sys.path.insert(0, str(HERE))
 
+from bench_import import PHASES as IMPORT_PHASES  # noqa: E402
 from bench_import import generate  # noqa: E402  (the same generated data as the import bench)
 
 PHASES = {
     "floor": "from auditor import _core\nn = _core.count_lines(PATH)[1]",
     "parse": "from auditor import _core\nn = _core.scan_file(PATH)[2]",
-    "records": """
-from auditor.notation import iter_games
-n = 0
-with open(PATH, "rb") as f:
-    for games, _ in iter_games(f, PATH):
-        n += sum(len(g.hands) for g in games)
-""",
+    "records": IMPORT_PHASES["parse"],
     "audit": """
 import subprocess, sys
 subprocess.run([sys.executable, "-m", "auditor.cli", "audit", "-j", "1", PATH], stdout=subprocess.DEVNULL,

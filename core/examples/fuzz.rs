@@ -13,13 +13,75 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Instant;
 
 const WORDS: &[&str] = &[
-    "hand", "dealer", "deal", "widow:", "bids", "trump", "discard", "draw", "revoke", "trick", "score",
-    "total", "note", "misdeal", "winner", "pass", "smudge", "moon", "pitch", "sells", "keeps", "Ann",
-    "Bob", "Cal", "Dee", "Ann:", "Bob:AS", "Cal:10h", "Dee:♠Q", "JKH", "JKL", "AS", "2C", "TD", "9H",
-    "1.", "2.", "6.", "99.", "100.", "0.", "-3", "+4", "99999999999999999999999", "١", "²", ",", ";",
-    ":", "%", "\"", "\\", "[", "]", "[Rules", "\"auction\"]", "[Players", "\"Ann Bob Cal Dee\"]",
-    "[GameId", "\"g\"]", "[Teams", "\"NS: Ann Cal; EW: Bob Dee\"]", "\u{a0}", "\u{3000}", "\t", "é",
-    "\u{feff}", "\r", "\0",
+    "hand",
+    "dealer",
+    "deal",
+    "widow:",
+    "bids",
+    "trump",
+    "discard",
+    "draw",
+    "revoke",
+    "trick",
+    "score",
+    "total",
+    "note",
+    "misdeal",
+    "winner",
+    "pass",
+    "smudge",
+    "moon",
+    "pitch",
+    "sells",
+    "keeps",
+    "Ann",
+    "Bob",
+    "Cal",
+    "Dee",
+    "Ann:",
+    "Bob:AS",
+    "Cal:10h",
+    "Dee:♠Q",
+    "JKH",
+    "JKL",
+    "AS",
+    "2C",
+    "TD",
+    "9H",
+    "1.",
+    "2.",
+    "6.",
+    "99.",
+    "100.",
+    "0.",
+    "-3",
+    "+4",
+    "99999999999999999999999",
+    "١",
+    "²",
+    ",",
+    ";",
+    ":",
+    "%",
+    "\"",
+    "\\",
+    "[",
+    "]",
+    "[Rules",
+    "\"auction\"]",
+    "[Players",
+    "\"Ann Bob Cal Dee\"]",
+    "[GameId",
+    "\"g\"]",
+    "[Teams",
+    "\"NS: Ann Cal; EW: Bob Dee\"]",
+    "\u{a0}",
+    "\u{3000}",
+    "\t",
+    "é",
+    "\u{feff}",
+    "\r",
+    "\0",
 ];
 
 const HEAD: &str = "[Rules \"auction\"]\n[Players \"Ann Bob Cal Dee\"]\n";
@@ -36,7 +98,11 @@ impl Rng {
     }
 
     fn below(&mut self, n: usize) -> usize {
-        if n == 0 { 0 } else { (self.next() % n as u64) as usize }
+        if n == 0 {
+            0
+        } else {
+            (self.next() % n as u64) as usize
+        }
     }
 
     fn pick<'a, T>(&mut self, items: &'a [T]) -> Option<&'a T> {
@@ -75,7 +141,8 @@ fn mutate(rng: &mut Rng, seed: &[u8]) -> Vec<u8> {
             1 => data.truncate(rng.below(data.len() + 1)),
             2 | 3 => {
                 // shuffle or duplicate lines
-                let mut lines: Vec<Vec<u8>> = data.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect();
+                let mut lines: Vec<Vec<u8>> =
+                    data.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect();
                 if rng.below(2) == 0 {
                     for _ in 0..1 + rng.below(6) {
                         let (a, b) = (rng.below(lines.len()), rng.below(lines.len()));
@@ -98,7 +165,13 @@ fn mutate(rng: &mut Rng, seed: &[u8]) -> Vec<u8> {
             5 => {
                 // a huge line
                 let unit = rng.pick(WORDS).copied().unwrap_or("AS");
-                let line = format!("{} {}\n", rng.pick(&["1.", "note \"", "deal Ann:", "bids", "x"]).copied().unwrap_or(""), format!("{unit} ").repeat(1000 + rng.below(20_000)));
+                let line = format!(
+                    "{} {}\n",
+                    rng.pick(&["1.", "note \"", "deal Ann:", "bids", "x"])
+                        .copied()
+                        .unwrap_or(""),
+                    format!("{unit} ").repeat(1000 + rng.below(20_000))
+                );
                 let at = rng.below(data.len() + 1);
                 data.splice(at..at, line.bytes());
             }
@@ -128,7 +201,11 @@ fn mutate(rng: &mut Rng, seed: &[u8]) -> Vec<u8> {
             _ => {
                 // line ends: CRLF, none at the end, a BOM first
                 match rng.below(3) {
-                    0 => data = String::from_utf8_lossy(&data).replace('\n', "\r\n").into_bytes(),
+                    0 => {
+                        data = String::from_utf8_lossy(&data)
+                            .replace('\n', "\r\n")
+                            .into_bytes()
+                    }
                     1 => {
                         while data.last() == Some(&b'\n') {
                             data.pop();
@@ -146,7 +223,10 @@ fn mutate(rng: &mut Rng, seed: &[u8]) -> Vec<u8> {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let inputs: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(1_000_000);
+    let inputs: usize = args
+        .first()
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(1_000_000);
     let seed: u64 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(1);
     let mut corpus: Vec<Vec<u8>> = Vec::new();
     for dir in args.iter().skip(2) {
@@ -178,7 +258,11 @@ fn main() {
     for n in 0..inputs {
         let data = if corpus.is_empty() || rng.below(4) == 0 {
             let g = generated(&mut rng);
-            if rng.below(2) == 0 { mutate(&mut rng, &g) } else { g }
+            if rng.below(2) == 0 {
+                mutate(&mut rng, &g)
+            } else {
+                g
+            }
         } else {
             let s = rng.pick(&corpus).cloned().unwrap_or_default();
             mutate(&mut rng, &s)
@@ -206,7 +290,10 @@ fn main() {
             Ok(false) => {
                 unstable += 1;
                 if unstable <= 20 {
-                    let _ = std::fs::write(format!("target/fuzz-panics/unstable-{seed}-{n}.pitch"), &data);
+                    let _ = std::fs::write(
+                        format!("target/fuzz-panics/unstable-{seed}-{n}.pitch"),
+                        &data,
+                    );
                 }
             }
             Ok(true) => {}

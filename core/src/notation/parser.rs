@@ -684,6 +684,11 @@ impl Parser {
         self.building.as_mut().and_then(|b| b.hand.as_mut())
     }
 
+    /// Whether a statement may stand here: inside a hand, and not a repeat (each finding made).
+    fn may_stand(&mut self, slot: Slot, kw: &str, col: u32) -> bool {
+        self.in_hand(kw, col) && self.order(slot, kw, col)
+    }
+
     /// Whether a statement may go in `slot`; reports repeats and out-of-order ones.
     fn order(&mut self, slot: Slot, kw: &str, col: u32) -> bool {
         let Some(h) = self.building.as_ref().and_then(|b| b.hand.as_ref()) else {
@@ -900,7 +905,7 @@ impl Parser {
     }
 
     fn dealer(&mut self, at: Span, remark: Option<String>) {
-        if !self.in_hand("dealer", at.col) || !self.order(Slot::Dealer, "dealer", at.col) {
+        if !self.may_stand(Slot::Dealer, "dealer", at.col) {
             return;
         }
         let toks = Few::of(at.tokens());
@@ -966,7 +971,7 @@ impl Parser {
     }
 
     fn deal(&mut self, at: Span, remark: Option<String>) {
-        if !self.in_hand("deal", at.col) || !self.order(Slot::Deal, "deal", at.col) {
+        if !self.may_stand(Slot::Deal, "deal", at.col) {
             return;
         }
         self.unreadable.clear();
@@ -987,7 +992,7 @@ impl Parser {
     }
 
     fn widow(&mut self, at: Span, remark: Option<String>) {
-        if !self.in_hand("widow", at.col) || !self.order(Slot::Widow, "widow", at.col) {
+        if !self.may_stand(Slot::Widow, "widow", at.col) {
             return;
         }
         let (s, _) = trim(at.line.text, at.start, at.end);
@@ -1008,7 +1013,7 @@ impl Parser {
     }
 
     fn bids(&mut self, at: Span, remark: Option<String>) {
-        if !self.in_hand("bids", at.col) || !self.order(Slot::Bids, "bids", at.col) {
+        if !self.may_stand(Slot::Bids, "bids", at.col) {
             return;
         }
         let text = at.line.text;
@@ -1081,7 +1086,7 @@ impl Parser {
     }
 
     fn trump(&mut self, at: Span, remark: Option<String>) {
-        if !self.in_hand("trump", at.col) || !self.order(Slot::Trump, "trump", at.col) {
+        if !self.may_stand(Slot::Trump, "trump", at.col) {
             return;
         }
         let toks = Few::of(at.tokens());
@@ -1107,7 +1112,7 @@ impl Parser {
 
     fn exchange(&mut self, kind: ExchangeKind, at: Span, remark: Option<String>) {
         let kw = kind.word();
-        if !self.in_hand(kw, at.col) || !self.order(Slot::Exchanges, kw, at.col) {
+        if !self.may_stand(Slot::Exchanges, kw, at.col) {
             return;
         }
         self.unreadable.clear();
@@ -1130,7 +1135,7 @@ impl Parser {
     }
 
     fn revoke(&mut self, at: Span, remark: Option<String>) {
-        if !self.in_hand("revoke", at.col) || !self.order(Slot::Revokes, "revoke", at.col) {
+        if !self.may_stand(Slot::Revokes, "revoke", at.col) {
             return;
         }
         let toks = Few::of(at.tokens());
@@ -1334,17 +1339,11 @@ impl Parser {
 
     fn score(&mut self, kind: ScoreKind, at: Span, remark: Option<String>) {
         let kw = kind.word();
-        if !self.in_hand(kw, at.col)
-            || !self.order(
-                if kind == ScoreKind::Score {
-                    Slot::Score
-                } else {
-                    Slot::Total
-                },
-                kw,
-                at.col,
-            )
-        {
+        let slot = match kind {
+            ScoreKind::Score => Slot::Score,
+            ScoreKind::Total => Slot::Total,
+        };
+        if !self.may_stand(slot, kw, at.col) {
             return;
         }
         let text = at.line.text;
@@ -1427,7 +1426,7 @@ impl Parser {
     }
 
     fn misdeal(&mut self, at: Span, remark: Option<String>) {
-        if !self.in_hand("misdeal", at.col) || !self.order(Slot::Misdeal, "misdeal", at.col) {
+        if !self.may_stand(Slot::Misdeal, "misdeal", at.col) {
             return;
         }
         if at.tokens().next().is_some() {
