@@ -76,6 +76,7 @@ struct ToPy<'py, 'c> {
     py: Python<'py>,
     c: &'c Classes,
     names: Vec<Obj<'py>>,
+    words: Vec<Obj<'py>>,
     none: Obj<'py>,
     empty: Obj<'py>,
 }
@@ -83,6 +84,13 @@ struct ToPy<'py, 'c> {
 impl<'py> ToPy<'py, '_> {
     fn call(&self, cls: &Py<PyAny>, args: Vec<Obj<'py>>) -> PyResult<Obj<'py>> {
         cls.bind(self.py).call1(PyTuple::new(self.py, args)?)
+    }
+
+    fn word(&self, w: Name) -> Obj<'py> {
+        self.words
+            .get(w.0 as usize)
+            .cloned()
+            .unwrap_or_else(|| self.none.clone())
     }
 
     fn name(&self, n: Name) -> Obj<'py> {
@@ -196,11 +204,8 @@ impl<'py> ToPy<'py, '_> {
                     .bids
                     .iter()
                     .map(|x| {
-                        let args = vec![
-                            self.name(x.player),
-                            PyString::new(py, &x.word).into_any(),
-                            self.int(x.column)?,
-                        ];
+                        let args =
+                            vec![self.name(x.player), self.word(x.word), self.int(x.column)?];
                         self.call(&self.c.bid, args)
                     })
                     .collect::<PyResult<Vec<_>>>()?;
@@ -355,10 +360,16 @@ fn game_to_py<'py>(
         .iter()
         .map(|n| PyString::new(py, n).into_any())
         .collect();
+    let words = g
+        .words
+        .iter()
+        .map(|n| PyString::new(py, n).into_any())
+        .collect();
     let t = ToPy {
         py,
         c,
         names,
+        words,
         none: py.None().into_bound(py),
         empty,
     };
@@ -458,7 +469,7 @@ fn card_from(n: u8) -> PyResult<Card> {
     Card::new(n).ok_or_else(|| PyValueError::new_err(format!("{n} is not a card (0 to 53)")))
 }
 
-fn cards_from(o: &Obj<'_>, name: &str) -> PyResult<Vec<Card>> {
+fn cards_from(o: &Obj<'_>, name: &str) -> PyResult<crate::notation::Cards> {
     get::<Vec<u8>>(o, name)?
         .into_iter()
         .map(card_from)
@@ -479,7 +490,7 @@ fn holding_from(g: &mut Game, o: &Obj<'_>) -> PyResult<Holding> {
     Ok(Holding {
         player: name_from(g, o, "player")?,
         cards: cards_from(o, "cards")?,
-        columns: Vec::new(),
+        columns: crate::notation::Columns::new(),
         column: 0,
     })
 }
@@ -516,7 +527,7 @@ fn hand_from(g: &mut Game, o: &Obj<'_>) -> PyResult<Hand> {
     if let Some(w) = opt_obj(o, "widow")? {
         h.widow = Some(Widow {
             cards: cards_from(&w, "cards")?,
-            columns: Vec::new(),
+            columns: crate::notation::Columns::new(),
             meta: meta_from(&w)?,
         });
     }
@@ -525,7 +536,10 @@ fn hand_from(g: &mut Game, o: &Obj<'_>) -> PyResult<Hand> {
         for x in items(&b, "bids")? {
             bids.push(Bid {
                 player: name_from(g, &x, "player")?,
-                word: get(&x, "word")?,
+                word: {
+                    let w: String = get(&x, "word")?;
+                    g.intern_word(&w)
+                },
                 column: 0,
             });
         }

@@ -60,6 +60,16 @@ impl<'a> Line<'a> {
         }
     }
 
+    /// Wrap a line already known to be printable ASCII.
+    pub fn printable(text: &'a str) -> Line<'a> {
+        Line {
+            text,
+            ascii: true,
+            simple: true,
+            cursor: Cell::new((0, 0)),
+        }
+    }
+
     /// The tokens of `start..end` of the line.
     pub fn tokens(&self, start: usize, end: usize) -> Tokens<'a> {
         Tokens {
@@ -93,11 +103,30 @@ pub fn to_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
+/// The first `needle` in `hay`: a plain loop for the short haystacks of a statement (where
+/// memchr's set-up costs more than it saves), memchr for long ones.
+#[inline]
+pub fn find_byte(needle: u8, hay: &[u8]) -> Option<usize> {
+    if hay.len() < 96 {
+        hay.iter().position(|&b| b == needle)
+    } else {
+        memchr::memchr(needle, hay)
+    }
+}
+
+/// The byte offsets of every `needle` in `hay`.
+pub fn find_bytes(needle: u8, hay: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    hay.iter()
+        .enumerate()
+        .filter(move |(_, b)| **b == needle)
+        .map(|(i, _)| i)
+}
+
 /// The byte offset of a line's `%` comment, if it has one (a `%` inside a quoted string is text).
 pub fn comment_start(text: &str) -> Option<usize> {
     let bytes = text.as_bytes();
-    let first = memchr::memchr(b'%', bytes)?;
-    if memchr::memchr(b'"', bytes.get(..first).unwrap_or(&[])).is_none() {
+    let first = find_byte(b'%', bytes)?;
+    if find_byte(b'"', bytes.get(..first).unwrap_or(&[])).is_none() {
         return Some(first);
     }
     let mut in_quote = false;
@@ -119,6 +148,13 @@ pub fn comment_start(text: &str) -> Option<usize> {
 /// Trim white space at both ends of `text[start..end]`; returns the new bounds.
 pub fn trim(text: &str, start: usize, end: usize) -> (usize, usize) {
     let seg = text.get(start..end).unwrap_or("");
+    let bytes = seg.as_bytes();
+    // the usual case: no white space at either end, or plain ASCII white space
+    if let (Some(&first), Some(&last)) = (bytes.first(), bytes.last()) {
+        if first < 0x80 && last < 0x80 && !is_space_byte(first) && !is_space_byte(last) {
+            return (start, end);
+        }
+    }
     let left = seg.len() - seg.trim_start_matches(is_space).len();
     let right = seg.trim_end_matches(is_space).len();
     (start + left, start + right.max(left))
@@ -245,7 +281,7 @@ pub fn pieces(
 ) -> impl Iterator<Item = (usize, usize)> + '_ {
     let seg = text.as_bytes().get(start..end).unwrap_or(&[]);
     let mut from = start;
-    let mut cuts = memchr::memchr_iter(sep, seg).map(move |p| start + p);
+    let mut cuts = find_bytes(sep, seg).map(move |p| start + p);
     let mut done = false;
     std::iter::from_fn(move || {
         if done {

@@ -59,15 +59,20 @@ pub struct Named {
     pub meta: Meta,
 }
 
+/// A list of cards, inline up to a full hand of a 54-card deal.
+pub type Cards = smallvec::SmallVec<[Card; 16]>;
+/// The columns of a list of cards.
+pub type Columns = smallvec::SmallVec<[u32; 16]>;
+
 /// A player's cards in a `deal`, `discard` or `draw` statement.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Holding {
     /// Whose cards.
     pub player: Name,
     /// The cards, in the order written.
-    pub cards: Vec<Card>,
+    pub cards: Cards,
     /// Each card's column.
-    pub columns: Vec<u32>,
+    pub columns: Columns,
     /// The player name's column.
     pub column: u32,
 }
@@ -89,9 +94,9 @@ pub struct Deal {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Widow {
     /// The cards.
-    pub cards: Vec<Card>,
+    pub cards: Cards,
     /// Each card's column.
-    pub columns: Vec<u32>,
+    pub columns: Columns,
     /// Line and comments.
     pub meta: Meta,
 }
@@ -101,8 +106,9 @@ pub struct Widow {
 pub struct Bid {
     /// Who spoke.
     pub player: Name,
-    /// The word, lower case (`pitch H` keeps its suit letter upper case).
-    pub word: String,
+    /// The word, lower case (`pitch H` keeps its suit letter upper case), as an index into
+    /// [`Game::words`].
+    pub word: Name,
     /// The player name's column.
     pub column: u32,
 }
@@ -293,6 +299,8 @@ pub struct Hand {
 pub struct Game {
     /// The player and team names that records of this game refer to.
     pub names: Vec<String>,
+    /// The bid words the game's auctions use (`pass`, `2`, `smudge` ...).
+    pub words: Vec<String>,
     /// The tags in the order written.
     pub tags: Vec<Tag>,
     /// The hands in the order written.
@@ -313,6 +321,20 @@ impl Game {
     /// The text of a name.
     pub fn name_of(&self, name: Name) -> &str {
         self.names.get(name.0 as usize).map_or("", String::as_str)
+    }
+
+    /// The text of a bid word.
+    pub fn word_of(&self, word: Name) -> &str {
+        self.words.get(word.0 as usize).map_or("", String::as_str)
+    }
+
+    /// Intern a bid word, returning its index.
+    pub fn intern_word(&mut self, word: &str) -> Name {
+        if let Some(i) = self.words.iter().position(|w| w == word) {
+            return Name(lexer::to_u32(i));
+        }
+        self.words.push(word.to_string());
+        Name(lexer::to_u32(self.words.len() - 1))
     }
 
     /// The value of the first tag called `name`, if any.

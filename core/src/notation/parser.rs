@@ -6,13 +6,13 @@
 //! longest line plus the game being read, whatever the bytes.
 
 use super::lexer::{
-    Few, Line, bounded_int, comment_start, is_digits, is_name, is_space, pieces, quoted_len, show,
-    to_u32, trim, unquote,
+    Few, Line, bounded_int, comment_start, find_byte, is_digits, is_name, is_space, pieces,
+    quoted_len, show, to_u32, trim, unquote,
 };
 use super::{
-    Bid, Bids, Code, Deal, Exchange, ExchangeKind, Finding, Game, Hand, Holding, MAX_HAND,
-    MAX_SCORE, MAX_TRICK, Meta, Name, Named, Note, Play, Plays, RevokeCall, ScoreEntry, ScoreKind,
-    ScoreLine, Tag, Trick, TrumpLine, Widow,
+    Bid, Bids, Cards, Code, Columns, Deal, Exchange, ExchangeKind, Finding, Game, Hand, Holding,
+    MAX_HAND, MAX_SCORE, MAX_TRICK, Meta, Name, Named, Note, Play, Plays, RevokeCall, ScoreEntry,
+    ScoreKind, ScoreLine, Tag, Trick, TrumpLine, Widow,
 };
 use crate::cards::{Card, Suit};
 
@@ -139,11 +139,13 @@ struct Building {
 /// A name's length and first seven bytes in one word: equal for equal names, and for names
 /// of up to seven bytes, equal only for equal names.
 fn fingerprint(name: &str) -> u64 {
-    let mut fp = (name.len().min(255) as u64) << 56;
-    for (i, b) in name.bytes().take(7).enumerate() {
-        fp |= u64::from(b) << (8 * i);
+    let bytes = name.as_bytes();
+    let mut word = [0u8; 8];
+    let n = bytes.len().min(7);
+    if let (Some(dst), Some(src)) = (word.get_mut(..n), bytes.get(..n)) {
+        dst.copy_from_slice(src);
     }
-    fp
+    u64::from_le_bytes(word) | ((bytes.len().min(255) as u64) << 56)
 }
 
 /// Names scanned in place before an index is built.
@@ -312,7 +314,38 @@ impl Parser {
             }
         }
         let mut start = 0;
-        for nl in memchr::memchr_iter(b'\n', chunk) {
+        if let Some(last) = memchr::memrchr(b'\n', chunk) {
+            let whole = chunk.get(..=last).unwrap_or(&[]);
+            // The usual chunk is valid UTF-8 without NUL bytes: checked once for all its
+            // lines, each line is then read straight from the validated text.
+            if memchr::memchr(0, whole).is_none() {
+                if let Ok(text) = std::str::from_utf8(whole) {
+                    let printable = whole.chunks(64).all(|c| {
+                        c.iter().fold(true, |ok, &b| {
+                            ok & ((0x20..0x7f).contains(&b) | (b == b'\n'))
+                        })
+                    });
+                    for nl in memchr::memchr_iter(b'\n', whole) {
+                        let line = text.get(start..nl).unwrap_or("");
+                        self.lineno = self.lineno.saturating_add(1);
+                        if printable {
+                            self.statement_line(&Line::printable(line));
+                        } else {
+                            let line = line.strip_suffix('\r').unwrap_or(line);
+                            let line = if self.lineno == 1 {
+                                line.strip_prefix('\u{feff}').unwrap_or(line)
+                            } else {
+                                line
+                            };
+                            self.statement_line(&Line::new(line));
+                        }
+                        start = nl + 1;
+                    }
+                }
+            }
+        }
+        for nl in memchr::memchr_iter(b'\n', chunk.get(start..).unwrap_or(&[])) {
+            let nl = start + nl;
             self.feed_line(chunk.get(start..nl).unwrap_or(&[]));
             start = nl + 1;
         }
@@ -647,9 +680,9 @@ impl Parser {
         Some(b.intern(name))
     }
 
-    fn cards(&mut self, line: &Line, start: usize, end: usize) -> (Vec<Card>, Vec<u32>, bool) {
-        let mut cards = Vec::with_capacity(10);
-        let mut cols = Vec::with_capacity(10);
+    fn cards(&mut self, line: &Line, start: usize, end: usize) -> (Cards, Columns, bool) {
+        let mut cards = Cards::new();
+        let mut cols = Columns::new();
         let mut bad = false;
         for (at, tok) in line.tokens(start, end) {
             let col = line.col(at);
@@ -931,7 +964,7 @@ impl Parser {
             if part.trim_matches(is_space).is_empty() {
                 continue;
             }
-            let Some(colon) = memchr::memchr(b':', part.as_bytes()) else {
+            let Some(colon) = find_byte(b':', part.as_bytes()) else {
                 let lead = part.len() - part.trim_start_matches(is_space).len();
                 self.problem(
                     Code::E101,
@@ -1038,7 +1071,7 @@ impl Parser {
                 [_, (_, p), (sat, s)] if p.eq_ignore_ascii_case("pitch") => {
                     match Suit::parse_word(s) {
                         // pitching: the suit pitched may follow the word (`Cal pitch H`)
-                        Some(suit) => format!("pitch {}", suit.letter()),
+                        Some(suit) => std::borrow::Cow::Owned(format!("pitch {}", suit.letter())),
                         None => {
                             self.problem(
                                 Code::E101,
@@ -1058,7 +1091,11 @@ impl Parser {
                         );
                         continue;
                     }
-                    w.to_ascii_lowercase()
+                    if w.bytes().any(|c| c.is_ascii_uppercase()) {
+                        std::borrow::Cow::Owned(w.to_ascii_lowercase())
+                    } else {
+                        std::borrow::Cow::Borrowed(*w)
+                    }
                 }
                 _ => {
                     let m = "each bid is NAME WORD (pass, a number, smudge, pitch, sells, keeps)";
@@ -1067,11 +1104,14 @@ impl Parser {
                 }
             };
             if let Some(player) = self.name_ok(name, ncol, "player", false) {
-                bids.push(Bid {
-                    player,
-                    word,
-                    column: ncol,
-                });
+                if let Some(b) = self.building.as_mut() {
+                    let word = b.game.intern_word(&word);
+                    bids.push(Bid {
+                        player,
+                        word,
+                        column: ncol,
+                    });
+                }
             }
         }
         let unreadable = self.finding_count() > before;
@@ -1277,7 +1317,7 @@ impl Parser {
         for &(tat, tend, split) in toks {
             let tok = text.get(tat..tend).unwrap_or("");
             let tcol = line.col(tat);
-            let colon = memchr::memchr(b':', tok.as_bytes());
+            let colon = find_byte(b':', tok.as_bytes());
             let (player, ctok, ccol) =
                 match colon.and_then(|c| Some((tok.get(..c)?, tok.get(c + 1..)?))) {
                     Some((name, ctok)) => {

@@ -76,7 +76,7 @@ pub fn write_hand(out: &mut String, g: &Game, h: &Hand) {
             }
             out.push_str(g.name_of(bid.player));
             out.push(' ');
-            out.push_str(&bid.word);
+            out.push_str(g.word_of(bid.word));
         }
         end(out, &b.meta);
     }
