@@ -111,6 +111,7 @@ impl Card {
     /// A rank `A K Q J T 9 ... 2` (`10` for the ten) then a suit `S H D C` or `♠ ♥ ♦ ♣`, in
     /// any case; the suit symbol may also come first, as some servers print it. `JKH` and
     /// `JKL` are the jokers.
+    #[inline]
     pub fn parse(token: &str) -> Option<Card> {
         if let [r, s] = token.as_bytes() {
             let rank = RANK_OF.get(usize::from(*r)).copied().unwrap_or(0xff);

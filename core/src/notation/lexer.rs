@@ -71,6 +71,7 @@ impl<'a> Line<'a> {
     }
 
     /// The tokens of `start..end` of the line.
+    #[inline]
     pub fn tokens(&self, start: usize, end: usize) -> Tokens<'a> {
         Tokens {
             text: self.text,
@@ -81,6 +82,7 @@ impl<'a> Line<'a> {
     }
 
     /// The 1-based character column of byte offset `at`.
+    #[inline]
     pub fn col(&self, at: usize) -> u32 {
         let at = at.min(self.text.len());
         if self.ascii {
@@ -181,6 +183,7 @@ pub fn tokens(text: &str, start: usize, end: usize) -> Tokens<'_> {
 impl<'a> Iterator for Tokens<'a> {
     type Item = (usize, &'a str);
 
+    #[inline]
     fn next(&mut self) -> Option<(usize, &'a str)> {
         let bytes = self.text.as_bytes();
         if self.simple {

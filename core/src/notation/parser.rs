@@ -138,6 +138,7 @@ struct Building {
 
 /// A name's length and first seven bytes in one word: equal for equal names, and for names
 /// of up to seven bytes, equal only for equal names.
+#[inline]
 fn fingerprint(name: &str) -> u64 {
     let bytes = name.as_bytes();
     let mut word = [0u8; 8];
@@ -152,6 +153,7 @@ fn fingerprint(name: &str) -> u64 {
 const SCAN_NAMES: usize = 16;
 
 impl Building {
+    #[inline]
     fn lookup(&self, name: &str) -> Option<usize> {
         if self.game.names.len() <= SCAN_NAMES {
             let fp = fingerprint(name);
@@ -636,14 +638,22 @@ impl Parser {
 
     /// The name of a player (or, with `keys`, of a player or team) if the game knows it;
     /// otherwise one finding, and `None`.
+    #[inline]
     fn name_ok(&mut self, name: &str, column: u32, what: &str, keys: bool) -> Option<Name> {
-        let b = self.building.as_mut()?;
+        let b = self.building.as_ref()?;
         let want = if keys { KEY } else { SEAT };
         if let Some(i) = b.lookup(name) {
             if b.known.flags.get(i).is_some_and(|f| f & want != 0) || b.known.players == 0 {
                 return Some(Name(to_u32(i)));
             }
         }
+        self.name_not_known(name, column, what, want)
+    }
+
+    /// A name not (yet) known to the game: interned when the game has no seats, else a finding.
+    #[cold]
+    fn name_not_known(&mut self, name: &str, column: u32, what: &str, want: u8) -> Option<Name> {
+        let b = self.building.as_mut()?;
         if !is_name(name) {
             self.problem(
                 Code::E101,
