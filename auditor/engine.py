@@ -471,6 +471,7 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Seq
     leader = last_winner = prep.pitcher
     count_by_seat = [0] * n
     for ti, t in enumerate(tricks):
+        found_before = len(prep.findings)  # this trick's findings are the ones after
         if t.number != ti + 1:
             find("P406", f"trick {t.number} where trick {ti + 1} was expected", t.line, t.column, trick=t.number,
                  expected=str(ti + 1), recorded=str(t.number))
@@ -506,7 +507,8 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Seq
             first = seats.index[plays[0].player] if plays[0].player else (leader if leader >= 0 else 0)
             row_seats = [seats.index[p.player] if p.player else (first + i) % n for i, p in enumerate(plays)]
         who = seats.name(row_seats[0])
-        auction_faulted = any(f.code.startswith("A") for f in prep.findings)
+        # only the first trick asks (searched once, not once a trick: a hand of 4,000 tricks stays linear)
+        auction_faulted = ti == 0 and any(f.code.startswith("A") for f in prep.findings)
         if ti == 0 and leader != row_seats[0] and h.bids is not None and h.bids.unreadable:
             # part of the auction could not be read: the first leader pitched, for a contract we may not know
             leader = prep.pitcher = row_seats[0]
@@ -622,7 +624,7 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Seq
         # after a broken trick (unreadable card, a card played twice, cards missing) its winner is not
         # known for sure: the next trick's record says who led
         broken = t.unreadable or bool(absent) or (not rules.trumps_only and len(plays) != n) or any(
-            f.trick == t.number and f.code in ("D201", "D203") for f in prep.findings)
+            f.trick == t.number and f.code in ("D201", "D203") for f in prep.findings[found_before:])
         last_winner = row_seats[trick_winner_pos(cards, prep.trump, tp)] if cards else leader
         leader = -1 if broken or prep.trump < 0 else last_winner  # trump unknown: who won is unknown too
     if prep.takeover and prep.trump >= 0 and prep.pitch_suits.get(prep.pitched_by, -1) == prep.trump \

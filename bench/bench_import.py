@@ -53,7 +53,9 @@ PATH, OUT = sys.argv[1], sys.argv[2]
 t = time.perf_counter()
 {body}
 dt = time.perf_counter() - t
-print(json.dumps({{"seconds": dt, "n": n, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+# VmHWM, not ru_maxrss: Linux carries a parent's peak across fork and exec into ru_maxrss
+hwm = next(int(ln.split()[1]) for ln in open("/proc/self/status") if ln.startswith("VmHWM:"))
+print(json.dumps({{"seconds": dt, "n": n, "peak_mb": hwm / 1024}}))
 """
 
 

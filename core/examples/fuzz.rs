@@ -3,11 +3,12 @@
 //! Generated and mutated inputs (byte flips, truncations, shuffled and duplicated lines, huge
 //! numbers and lines, random UTF-8, statements built from the notation's own words) go through
 //! the parser and the writer. Each input is checked for a panic (caught and counted, the input
-//! saved under `target/fuzz-panics/`), and for the writer's idempotence: writing what was
-//! parsed, parsing that and writing it again gives the same text. Prints the counts and the
+//! saved under `target/fuzz-panics/`), for the writer's idempotence (writing what was parsed,
+//! parsing that and writing it again gives the same text), and for chunking: fed in random
+//! chunks, as files are read, the parser gives the same games and findings as fed whole. Prints the counts and the
 //! slowest input. `bench/fuzz_core.py` runs it.
 
-use pitch_core::notation::parser::parse_all;
+use pitch_core::notation::parser::{Parser, parse_all};
 use pitch_core::notation::writer::write_games;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Instant;
@@ -269,11 +270,18 @@ fn main() {
         };
         bytes += data.len();
         let t = Instant::now();
+        let chunk = 1 + rng.below(4096);
         let outcome = catch_unwind(AssertUnwindSafe(|| {
-            let (games, _) = parse_all(&data, "fuzz.pitch");
-            let once = write_games(&games);
+            let whole = parse_all(&data, "fuzz.pitch");
+            let once = write_games(&whole.0);
             let (again, _) = parse_all(once.as_bytes(), "fuzz.pitch");
-            once == write_games(&again)
+            // fed in chunks (as files are read), the same games and findings as fed whole
+            let mut p = Parser::new("fuzz.pitch", 1, 0);
+            for c in data.chunks(chunk) {
+                p.feed(c);
+            }
+            p.finish();
+            once == write_games(&again) && (p.take_games(), p.take_findings()) == whole
         }));
         let dt = t.elapsed().as_secs_f64();
         if dt > slowest.0 {
@@ -311,7 +319,7 @@ fn main() {
         })
         .fold(f64::MAX, f64::min);
     println!(
-        "inputs {inputs}, bytes {bytes}, seconds {secs:.1}, panics {panics}, not idempotent {unstable}, slowest {:.1} ms ({} bytes; {:.2} ms parsing and writing it again), corpus {}",
+        "inputs {inputs}, bytes {bytes}, seconds {secs:.1}, panics {panics}, not idempotent or not chunk-stable {unstable}, slowest {:.1} ms ({} bytes; {:.2} ms parsing and writing it again), corpus {}",
         slowest.0 * 1e3,
         slowest.1,
         again * 1e3,

@@ -346,8 +346,9 @@ impl Parser {
                 }
             }
         }
-        for nl in memchr::memchr_iter(b'\n', chunk.get(start..).unwrap_or(&[])) {
-            let nl = start + nl;
+        let base = start;
+        for nl in memchr::memchr_iter(b'\n', chunk.get(base..).unwrap_or(&[])) {
+            let nl = base + nl;
             self.feed_line(chunk.get(start..nl).unwrap_or(&[]));
             start = nl + 1;
         }
@@ -1762,6 +1763,41 @@ mod tests {
         assert_eq!(f2[0].code, Code::E101);
         assert_eq!(g2[0].hands[0].tricks[0].plays.len(), 2);
         drop(g);
+    }
+
+    #[test]
+    fn a_line_not_utf8_is_one_finding_and_the_others_read() {
+        let t = format!("% caf\u{e9}\n{HEAD}hand 1\nnote \"caf");
+        let mut bytes = t.into_bytes();
+        bytes.extend_from_slice(b"\xe9\"\n1. Ann:AS\n");
+        let (g, f) = parse_all(&bytes, "t");
+        assert_eq!(
+            f.iter()
+                .map(|x| (x.code.as_str(), x.line, x.column))
+                .collect::<Vec<_>>(),
+            vec![("E109", 5, 10)]
+        );
+        assert_eq!(g[0].hands[0].tricks.len(), 1);
+    }
+
+    #[test]
+    fn chunks_read_as_the_whole() {
+        let mut text = format!("{HEAD}hand 1\r\ndealer Ann\n1. Ann:AS Bob:").into_bytes();
+        text.extend_from_slice(b"\xff\n% x\n");
+        text.extend_from_slice("\u{a0}2. Bob:KS\nnote \"\0\"\n".as_bytes());
+        let whole = parse_all(&text, "t");
+        for size in 1..24 {
+            let mut p = Parser::new("t", 1, 0);
+            for c in text.chunks(size) {
+                p.feed(c);
+            }
+            p.finish();
+            assert_eq!(
+                (p.take_games(), p.take_findings()),
+                whole,
+                "chunks of {size}"
+            );
+        }
     }
 
     #[test]
