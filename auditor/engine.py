@@ -566,13 +566,14 @@ def prepare_hand(h: Hand, game: Game, seats: _Seats, rules: Rules, expected: Seq
             if not t.short and not t.unreadable and row_seats != expected_order[: len(row_seats)]:
                 bad = next(i for i, s in enumerate(row_seats) if i >= n or s != expected_order[i])
                 exp_seat = seats.name(expected_order[bad]) if bad < n else "nobody (every player has played)"
-                what = (f"{plays[bad].player} plays twice" if row_seats[bad] in row_seats[:bad]
-                        else f"{plays[bad].player} plays where {exp_seat} should")
+                who_bad = seats.name(row_seats[bad])  # a bare card of a mixed trick has no name written
+                what = (f"{who_bad} plays twice" if row_seats[bad] in row_seats[:bad]
+                        else f"{who_bad} plays where {exp_seat} should")
                 find("P402", f"trick {t.number}: {what} (play goes clockwise from the leader)", t.line,
-                     plays[bad].column, t.number, plays[bad].player, expected=exp_seat, recorded=plays[bad].player)
+                     plays[bad].column, t.number, who_bad, expected=exp_seat, recorded=who_bad)
                 prep.playable = False
             if not t.unreadable and len(plays) != n and not any(f.code == "P402" and f.trick == t.number
-                                                                for f in prep.findings):
+                                                                for f in prep.findings[found_before:]):
                 find("P402", f"trick {t.number} has {len(plays)} cards; with {n} players it needs {n}", t.line,
                      t.column, t.number, expected=str(n), recorded=str(len(plays)))
                 prep.playable = False

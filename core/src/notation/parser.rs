@@ -903,7 +903,13 @@ impl Parser {
                 Ok(n) => {
                     let n = u32::try_from(n).unwrap_or(0);
                     if n != last + 1 {
-                        let m = format!("hand {n} follows hand {last}: expected hand {}", last + 1);
+                        let m = if last == 0 {
+                            format!(
+                                "hand {n} opens the game: hands are numbered from 1, expected hand 1"
+                            )
+                        } else {
+                            format!("hand {n} follows hand {last}: expected hand {}", last + 1)
+                        };
                         let compared = Some(((last + 1).to_string(), n.to_string()));
                         self.problem_at(Code::E106, m, at.line.col(*tat), self.lineno, compared);
                     }
@@ -919,12 +925,14 @@ impl Parser {
                     last + 1
                 }
             },
-            _ => {
-                self.problem(
-                    Code::E101,
-                    "a hand starts `hand N` with N a whole number".into(),
-                    at.col,
-                );
+            shape => {
+                // point at the word that is not a number, when there is one
+                let c = match shape {
+                    [(tat, _)] => at.line.col(*tat),
+                    _ => at.col,
+                };
+                let m = "a hand starts `hand N` with N a whole number (ASCII digits)";
+                self.problem(Code::E101, m.into(), c);
                 last + 1
             }
         };
