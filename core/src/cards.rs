@@ -39,8 +39,12 @@ impl Suit {
     pub fn parse_word(text: &str) -> Option<Suit> {
         let mut chars = text.chars();
         if let (Some(c), None) = (chars.next(), chars.next()) {
-            if let Some(s) = suit_of_char(c.to_ascii_uppercase()) {
-                return Some(s);
+            // Unicode case mapping, as Python's str.upper(): the long s `ſ` is an `S`
+            let mut upper = c.to_uppercase();
+            if let (Some(u), None) = (upper.next(), upper.next()) {
+                if let Some(s) = suit_of_char(u) {
+                    return Some(s);
+                }
             }
         }
         SUIT_WORDS
@@ -205,5 +209,6 @@ mod tests {
         assert_eq!(Suit::parse_word("♣").map(Suit::index), Some(3));
         assert_eq!(Suit::parse_word("Spades").map(Suit::index), Some(0));
         assert_eq!(Suit::parse_word("X"), None);
+        assert_eq!(Suit::parse_word("\u{17f}").map(Suit::index), Some(0));
     }
 }

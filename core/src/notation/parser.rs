@@ -1305,6 +1305,10 @@ impl Parser {
             pushed += usize::from(self.trick(line, cur, &scratch, &mut comments));
         }
         self.trick_toks = scratch;
+        if let Some(c) = comments.take().filter(|c| !c.is_empty()) {
+            // no trick of the line was kept: its comment lines go with the next statement
+            self.pending_comments = c;
+        }
         if pushed > 0 {
             if let Some(t) = self.hand_mut().and_then(|h| h.tricks.last_mut()) {
                 t.meta.remark = remark;
@@ -1806,6 +1810,17 @@ mod tests {
                 "chunks of {size}"
             );
         }
+    }
+
+    #[test]
+    fn a_dropped_trick_line_keeps_the_comments_before_it() {
+        let t = format!("{HEAD}hand 1\n% keep me\n100. AS\n1. Ann:AS\n");
+        let (g, f) = parse_all(t.as_bytes(), "t");
+        assert_eq!(f.len(), 1);
+        assert_eq!(
+            g[0].hands[0].tricks[0].meta.comments,
+            vec![" keep me".to_string()]
+        );
     }
 
     #[test]
