@@ -337,12 +337,14 @@ pub fn py_repr(text: &str) -> String {
             c if (c as u32) < 0x20 || c == '\u{7f}' => {
                 out.push_str(&format!("\\x{:02x}", c as u32))
             }
-            c if c.is_control() || (c != ' ' && is_space(c)) => {
+            c if c.is_control() || (c != ' ' && is_space(c)) || not_printable(c) => {
                 let n = c as u32;
                 if n <= 0xff {
                     out.push_str(&format!("\\x{n:02x}"));
-                } else {
+                } else if n <= 0xffff {
                     out.push_str(&format!("\\u{n:04x}"));
+                } else {
+                    out.push_str(&format!("\\U{n:08x}"));
                 }
             }
             c => out.push(c),
@@ -350,6 +352,16 @@ pub fn py_repr(text: &str) -> String {
     }
     out.push(quote);
     out
+}
+
+/// Characters Python's `repr` escapes beyond controls and spaces: the format characters
+/// (soft hyphen, zero-width and direction marks, the BOM), private use and noncharacters.
+/// Unassigned code points are not known here (no Unicode tables) and print as they are.
+fn not_printable(c: char) -> bool {
+    matches!(c as u32,
+        0xad | 0x600..=0x605 | 0x61c | 0x6dd | 0x70f | 0x180e | 0x200b..=0x200f | 0x202a..=0x202e
+        | 0x2060..=0x2064 | 0x2066..=0x206f | 0xd800..=0xdfff | 0xe000..=0xf8ff | 0xfeff
+        | 0xfff9..=0xfffb | 0xfffe | 0xffff | 0xe0001 | 0xe0020..=0xe007f | 0xf0000..=0x10ffff)
 }
 
 /// A quoted string's text: each `\x` stands for `x`.
@@ -469,6 +481,10 @@ mod tests {
         assert_eq!(py_repr("Eve"), "'Eve'");
         assert_eq!(py_repr("it's"), "\"it's\"");
         assert_eq!(py_repr("a\tb"), "'a\\tb'");
+        assert_eq!(py_repr("Ann\u{200b}"), "'Ann\\u200b'");
+        assert_eq!(py_repr("\u{feff}hand"), "'\\ufeffhand'");
+        assert_eq!(py_repr("N\u{ad}S"), "'N\\xadS'");
+        assert_eq!(py_repr("\u{10ffff}"), "'\\U0010ffff'");
         assert_eq!(show(&"x".repeat(50)), format!("'{}...'", "x".repeat(40)));
     }
 
