@@ -316,8 +316,7 @@ def file_label(source: str) -> str:
     >>> file_label("logs/club.pitch"), file_label("<stdin>")
     ('club.pitch', '<stdin>')
     """
-    base = source.rstrip("/").rsplit("/", 1)[-1]
-    return source if base in ("", ".", "..") else base
+    return _core.file_label(source)
 
 
 def parse_teams(text: str) -> tuple[dict[str, tuple[str, ...]], str | None]:
@@ -342,7 +341,10 @@ def _rules_check(value: str) -> tuple[str, int] | None:
     return None
 
 
-def _not_text(head: bytes, source: str) -> Finding:
+def _not_text(head: bytes, source: str) -> Finding | None:
+    """The E109 for a stream whose first block is not text, or ``None`` when it is text."""
+    if not _core.looks_binary(head):
+        return None
     return Finding("E109", "this is not a text file (NUL bytes or mostly non-UTF-8 in its first "
                    f"{len(head)} bytes): skipped", source, 1, 1)
 
@@ -356,8 +358,9 @@ def iter_games(stream: BinaryIO, source: str, first_line: int = 1, sniff: bool =
     before it (a chunk of a larger file); ``sniff`` checks that the stream is text at all.
     """
     head = stream.read(_core.SNIFF_BYTES)
-    if sniff and _core.looks_binary(head):
-        yield [], [_not_text(head, source)]
+    binary = _not_text(head, source) if sniff else None
+    if binary is not None:
+        yield [], [binary]
         return
     p = _core.Parser(source, first_line, first_game, _rules_check)
     chunk = head
@@ -441,9 +444,9 @@ def write_games(games: Iterable[Game]) -> str:
 
 def format_bytes(data: bytes, source: str) -> tuple[str, list[Finding]]:
     """Parse ``data`` and write it back in canonical form, in the core alone: (text, findings)."""
-    head = data[:_core.SNIFF_BYTES]
-    if _core.looks_binary(head):
-        return "", [_not_text(head, source)]
+    binary = _not_text(data[:_core.SNIFF_BYTES], source)
+    if binary is not None:
+        return "", [binary]
     return _core.format_bytes(data, source, _rules_check)
 
 

@@ -149,6 +149,15 @@ impl<'py> ToPy<'py, '_> {
         )
     }
 
+    /// A record that may be absent: `None`, or what `make` builds.
+    fn opt<T>(
+        &self,
+        v: &Option<T>,
+        make: impl FnOnce(&T) -> PyResult<Obj<'py>>,
+    ) -> PyResult<Obj<'py>> {
+        v.as_ref().map_or_else(|| Ok(self.none.clone()), make)
+    }
+
     fn holding(&self, h: &Holding) -> PyResult<Obj<'py>> {
         let args = vec![
             self.name(h.player),
@@ -162,71 +171,51 @@ impl<'py> ToPy<'py, '_> {
     fn hand(&self, h: &Hand) -> PyResult<Obj<'py>> {
         let py = self.py;
         let none = || self.none.clone();
-        let dealer = h
-            .dealer
-            .as_ref()
-            .map(|d| self.named(d))
-            .transpose()?
-            .unwrap_or_else(none);
-        let deal = match &h.deal {
-            Some(d) => {
-                let hs = d
-                    .holdings
-                    .iter()
-                    .map(|x| self.holding(x))
-                    .collect::<PyResult<Vec<_>>>()?;
-                let unreadable =
-                    PyFrozenSet::new(py, d.unreadable.iter().map(|n| self.name(*n)))?.into_any();
-                let (l, c, r) = self.meta(&d.meta)?;
-                let incomplete = pyo3::types::PyBool::new(py, d.incomplete)
-                    .to_owned()
-                    .into_any();
-                self.call(
-                    &self.c.deal,
-                    vec![self.tuple(hs)?, l, c, r, unreadable, incomplete],
-                )?
-            }
-            None => none(),
-        };
-        let widow = match &h.widow {
-            Some(w) => {
-                let (l, c, r) = self.meta(&w.meta)?;
-                self.call(
-                    &self.c.widow,
-                    vec![self.cards(&w.cards)?, self.cols(&w.columns)?, l, c, r],
-                )?
-            }
-            None => none(),
-        };
-        let bids = match &h.bids {
-            Some(b) => {
-                let items = b
-                    .bids
-                    .iter()
-                    .map(|x| {
-                        let args =
-                            vec![self.name(x.player), self.word(x.word), self.int(x.column)?];
-                        self.call(&self.c.bid, args)
-                    })
-                    .collect::<PyResult<Vec<_>>>()?;
-                let (l, c, r) = self.meta(&b.meta)?;
-                self.call(
-                    &self.c.bids,
-                    vec![self.tuple(items)?, l, c, r, self.int(b.unreadable)?],
-                )?
-            }
-            None => none(),
-        };
-        let trump = match &h.trump {
-            Some(t) => {
-                let (l, c, r) = self.meta(&t.meta)?;
-                self.call(
-                    &self.c.trump,
-                    vec![self.int(t.suit.index())?, l, self.int(t.column)?, c, r],
-                )?
-            }
-            None => none(),
-        };
+        let dealer = self.opt(&h.dealer, |d| self.named(d))?;
+        let deal = self.opt(&h.deal, |d| {
+            let hs = d
+                .holdings
+                .iter()
+                .map(|x| self.holding(x))
+                .collect::<PyResult<Vec<_>>>()?;
+            let unreadable =
+                PyFrozenSet::new(py, d.unreadable.iter().map(|n| self.name(*n)))?.into_any();
+            let (l, c, r) = self.meta(&d.meta)?;
+            let incomplete = self.int(d.incomplete)?;
+            self.call(
+                &self.c.deal,
+                vec![self.tuple(hs)?, l, c, r, unreadable, incomplete],
+            )
+        })?;
+        let widow = self.opt(&h.widow, |w| {
+            let (l, c, r) = self.meta(&w.meta)?;
+            self.call(
+                &self.c.widow,
+                vec![self.cards(&w.cards)?, self.cols(&w.columns)?, l, c, r],
+            )
+        })?;
+        let bids = self.opt(&h.bids, |b| {
+            let items = b
+                .bids
+                .iter()
+                .map(|x| {
+                    let args = vec![self.name(x.player), self.word(x.word), self.int(x.column)?];
+                    self.call(&self.c.bid, args)
+                })
+                .collect::<PyResult<Vec<_>>>()?;
+            let (l, c, r) = self.meta(&b.meta)?;
+            self.call(
+                &self.c.bids,
+                vec![self.tuple(items)?, l, c, r, self.int(b.unreadable)?],
+            )
+        })?;
+        let trump = self.opt(&h.trump, |t| {
+            let (l, c, r) = self.meta(&t.meta)?;
+            self.call(
+                &self.c.trump,
+                vec![self.int(t.suit.index())?, l, self.int(t.column)?, c, r],
+            )
+        })?;
         let exchanges = h
             .exchanges
             .iter()
@@ -283,8 +272,7 @@ impl<'py> ToPy<'py, '_> {
                 self.call(&self.c.trick, args)
             })
             .collect::<PyResult<Vec<_>>>()?;
-        let score_line = |s: &Option<ScoreLine>| -> PyResult<Obj<'py>> {
-            let Some(s) = s else { return Ok(none()) };
+        let score_line = |s: &ScoreLine| -> PyResult<Obj<'py>> {
             let entries = s
                 .entries
                 .iter()
@@ -302,8 +290,8 @@ impl<'py> ToPy<'py, '_> {
                 vec![kind, self.tuple(entries)?, l, c, r, self.int(s.unreadable)?],
             )
         };
-        let score = score_line(&h.score)?;
-        let total = score_line(&h.total)?;
+        let score = self.opt(&h.score, score_line)?;
+        let total = self.opt(&h.total, score_line)?;
         let notes = h
             .notes
             .iter()
@@ -315,16 +303,13 @@ impl<'py> ToPy<'py, '_> {
                 )
             })
             .collect::<PyResult<Vec<_>>>()?;
-        let misdeal = match &h.misdeal {
-            Some(m) => {
-                let (l, c, r) = self.meta(m)?;
-                self.call(
-                    &self.c.marker,
-                    vec![PyString::new(py, "misdeal").into_any(), l, c, r],
-                )?
-            }
-            None => none(),
-        };
+        let misdeal = self.opt(&h.misdeal, |m| {
+            let (l, c, r) = self.meta(m)?;
+            self.call(
+                &self.c.marker,
+                vec![PyString::new(py, "misdeal").into_any(), l, c, r],
+            )
+        })?;
         let (l, c, r) = self.meta(&h.meta)?;
         let args = vec![
             self.int(h.number)?,
@@ -393,12 +378,7 @@ fn game_to_py<'py>(
         .iter()
         .map(|h| t.hand(h))
         .collect::<PyResult<Vec<_>>>()?;
-    let winner = g
-        .winner
-        .as_ref()
-        .map(|w| t.named(w))
-        .transpose()?
-        .unwrap_or_else(|| t.none.clone());
+    let winner = t.opt(&g.winner, |w| t.named(w))?;
     let args = vec![
         t.tuple(tags)?,
         t.tuple(hands)?,
@@ -742,6 +722,12 @@ impl PyParser {
     }
 }
 
+/// What a game without a `GameId` is called after: its file's base name.
+#[pyfunction]
+fn file_label(source: &str) -> String {
+    parser::file_label(source)
+}
+
 /// Read a card token: its number (0 to 53), or `None` when it is not one.
 #[pyfunction]
 fn parse_card(token: &str) -> Option<u8> {
@@ -822,6 +808,7 @@ fn count_lines(py: Python<'_>, path: &str) -> PyResult<(u64, u64)> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyParser>()?;
     m.add_function(wrap_pyfunction!(parse_card, m)?)?;
+    m.add_function(wrap_pyfunction!(file_label, m)?)?;
     m.add_function(wrap_pyfunction!(looks_binary, m)?)?;
     m.add_function(wrap_pyfunction!(write_games, m)?)?;
     m.add_function(wrap_pyfunction!(game_key, m)?)?;

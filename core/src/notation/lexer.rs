@@ -170,16 +170,6 @@ pub struct Tokens<'a> {
     simple: bool,
 }
 
-/// Tokens of the part `start..end` of a text.
-pub fn tokens(text: &str, start: usize, end: usize) -> Tokens<'_> {
-    Tokens {
-        text,
-        pos: start,
-        end: end.min(text.len()),
-        simple: false,
-    }
-}
-
 impl<'a> Iterator for Tokens<'a> {
     type Item = (usize, &'a str);
 
@@ -469,9 +459,9 @@ mod tests {
     #[test]
     fn tokens_and_columns() {
         let text = " 1. AS\u{a0}3S";
-        let toks: Vec<_> = tokens(text, 0, text.len()).collect();
-        assert_eq!(toks, vec![(1, "1."), (4, "AS"), (8, "3S")]);
         let line = Line::new(text);
+        let toks: Vec<_> = line.tokens(0, text.len()).collect();
+        assert_eq!(toks, vec![(1, "1."), (4, "AS"), (8, "3S")]);
         assert_eq!(line.col(8), 8);
         assert_eq!(line.col(4), 5);
     }

@@ -330,11 +330,7 @@ impl Game {
 
     /// Intern a bid word, returning its index.
     pub fn intern_word(&mut self, word: &str) -> Name {
-        if let Some(i) = self.words.iter().position(|w| w == word) {
-            return Name(lexer::to_u32(i));
-        }
-        self.words.push(word.to_string());
-        Name(lexer::to_u32(self.words.len() - 1))
+        intern_into(&mut self.words, word)
     }
 
     /// The value of the first tag called `name`, if any.
@@ -347,12 +343,17 @@ impl Game {
 
     /// Intern `name`, returning its index.
     pub fn intern(&mut self, name: &str) -> Name {
-        if let Some(i) = self.names.iter().position(|n| n == name) {
-            return Name(lexer::to_u32(i));
-        }
-        self.names.push(name.to_string());
-        Name(lexer::to_u32(self.names.len() - 1))
+        intern_into(&mut self.names, name)
     }
+}
+
+/// The index of `text` in `list`, added at the end when it is not there yet.
+fn intern_into(list: &mut Vec<String>, text: &str) -> Name {
+    if let Some(i) = list.iter().position(|t| t == text) {
+        return Name(lexer::to_u32(i));
+    }
+    list.push(text.to_string());
+    Name(lexer::to_u32(list.len() - 1))
 }
 
 /// The stable code of a notation finding.

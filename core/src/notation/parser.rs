@@ -95,22 +95,6 @@ pub fn looks_binary(head: &[u8]) -> bool {
     bad * 10 > chars
 }
 
-/// The E109 finding for a stream that is not text.
-pub fn binary_finding(head_len: usize) -> Finding {
-    Finding {
-        code: Code::E109,
-        message: format!(
-            "this is not a text file (NUL bytes or mostly non-UTF-8 in its first {head_len} bytes): skipped"
-        ),
-        line: 1,
-        column: 1,
-        game: String::new(),
-        hand: None,
-        expected: None,
-        recorded: None,
-    }
-}
-
 /// Which players and teams a game knows.
 #[derive(Default)]
 struct Known {
@@ -377,11 +361,6 @@ impl Parser {
     /// Findings whose game is complete, or that belong to no game.
     pub fn take_findings(&mut self) -> Vec<Finding> {
         std::mem::take(&mut self.ready)
-    }
-
-    /// How many completed games and ready findings wait to be taken.
-    pub fn pending(&self) -> (usize, usize) {
-        (self.done.len(), self.ready.len())
     }
 
     fn feed_line(&mut self, raw: &[u8]) {
@@ -724,6 +703,14 @@ impl Parser {
         false
     }
 
+    /// Put a statement in the open hand, with its line, the comment lines before it and its remark.
+    fn store(&mut self, remark: Option<String>, put: impl FnOnce(&mut Hand, Meta)) {
+        let meta = self.meta(remark);
+        if let Some(h) = self.hand_mut() {
+            put(h, meta);
+        }
+    }
+
     fn hand_mut(&mut self) -> Option<&mut Hand> {
         self.building.as_mut().and_then(|b| b.hand.as_mut())
     }
@@ -967,10 +954,9 @@ impl Parser {
         };
         let column = at.line.col(*tat);
         if let Some(name) = self.name_ok(name, column, "player", false) {
-            let meta = self.meta(remark);
-            if let Some(h) = self.hand_mut() {
+            self.store(remark, |h, meta| {
                 h.dealer = Some(Named { name, column, meta });
-            }
+            });
         }
     }
 
@@ -1032,15 +1018,14 @@ impl Parser {
         let mut unreadable = std::mem::take(&mut self.unreadable);
         unreadable.sort_by_key(|n| n.0);
         unreadable.dedup();
-        let meta = self.meta(remark);
-        if let Some(h) = self.hand_mut() {
+        self.store(remark, |h, meta| {
             h.deal = Some(Deal {
                 holdings,
                 meta,
                 unreadable,
                 incomplete: dropped,
             });
-        }
+        });
     }
 
     fn widow(&mut self, at: Span, remark: Option<String>) {
@@ -1054,14 +1039,13 @@ impl Parser {
             at.start
         };
         let (cards, columns, _) = self.cards(at.line, start, at.end);
-        let meta = self.meta(remark);
-        if let Some(h) = self.hand_mut() {
+        self.store(remark, |h, meta| {
             h.widow = Some(Widow {
                 cards,
                 columns,
                 meta,
             });
-        }
+        });
     }
 
     fn bids(&mut self, at: Span, remark: Option<String>) {
@@ -1134,14 +1118,13 @@ impl Parser {
             }
         }
         let unreadable = self.finding_count() > before;
-        let meta = self.meta(remark);
-        if let Some(h) = self.hand_mut() {
+        self.store(remark, |h, meta| {
             h.bids = Some(Bids {
                 bids,
                 meta,
                 unreadable,
             });
-        }
+        });
     }
 
     fn trump(&mut self, at: Span, remark: Option<String>) {
@@ -1163,10 +1146,9 @@ impl Parser {
             return;
         };
         let column = toks.first().map_or(at.col, |(p, _)| at.line.col(*p));
-        let meta = self.meta(remark);
-        if let Some(h) = self.hand_mut() {
+        self.store(remark, |h, meta| {
             h.trump = Some(TrumpLine { suit, column, meta });
-        }
+        });
     }
 
     fn exchange(&mut self, kind: ExchangeKind, at: Span, remark: Option<String>) {
@@ -1183,12 +1165,13 @@ impl Parser {
             }
             return;
         }
-        let meta = self.meta(remark);
-        if let (Some(holding), Some(h)) = (hs.pop(), self.hand_mut()) {
-            h.exchanges.push(Exchange {
-                kind,
-                holding,
-                meta,
+        if let Some(holding) = hs.pop() {
+            self.store(remark, |h, meta| {
+                h.exchanges.push(Exchange {
+                    kind,
+                    holding,
+                    meta,
+                });
             });
         }
     }
@@ -1224,15 +1207,14 @@ impl Parser {
         };
         let column = at.line.col(nat);
         if let Some(player) = self.name_ok(name, column, "player", false) {
-            let meta = self.meta(remark);
-            if let Some(h) = self.hand_mut() {
+            self.store(remark, |h, meta| {
                 h.revokes.push(RevokeCall {
                     player,
                     trick,
                     column,
                     meta,
                 });
-            }
+            });
         }
     }
 
@@ -1448,8 +1430,7 @@ impl Parser {
             }
         }
         let unreadable = self.finding_count() > before;
-        let meta = self.meta(remark);
-        if let Some(h) = self.hand_mut() {
+        self.store(remark, |h, meta| {
             let line = Some(ScoreLine {
                 kind,
                 entries,
@@ -1460,7 +1441,7 @@ impl Parser {
                 ScoreKind::Score => h.score = line,
                 ScoreKind::Total => h.total = line,
             }
-        }
+        });
     }
 
     fn note(&mut self, at: Span, remark: Option<String>) {
@@ -1482,10 +1463,9 @@ impl Parser {
             return;
         }
         let note = unquote(text.get(s + 1..e - 1).unwrap_or(""));
-        let meta = self.meta(remark);
-        if let Some(h) = self.hand_mut() {
+        self.store(remark, |h, meta| {
             h.notes.push(Note { text: note, meta });
-        }
+        });
     }
 
     fn misdeal(&mut self, at: Span, remark: Option<String>) {
@@ -1499,10 +1479,9 @@ impl Parser {
                 at.line.col(at.start),
             );
         }
-        let meta = self.meta(remark);
-        if let Some(h) = self.hand_mut() {
+        self.store(remark, |h, meta| {
             h.misdeal = Some(meta);
-        }
+        });
     }
 
     fn winner(&mut self, at: Span, remark: Option<String>) {
@@ -1766,7 +1745,7 @@ mod tests {
     #[test]
     fn split_play_is_one_finding_and_kept() {
         let t = format!("{HEAD}hand 1\n1. Ann:AS Ben: QH\n");
-        let (g, f) = parse_all(t.as_bytes(), "t");
+        let (_, f) = parse_all(t.as_bytes(), "t");
         assert_eq!(f.len(), 1, "{f:?}");
         assert_eq!(f[0].code, Code::E104);
         let t = format!("{HEAD}hand 1\n1. Ann:AS Bob: QH\n");
@@ -1774,7 +1753,6 @@ mod tests {
         assert_eq!(f2.len(), 1, "{f2:?}");
         assert_eq!(f2[0].code, Code::E101);
         assert_eq!(g2[0].hands[0].tricks[0].plays.len(), 2);
-        drop(g);
     }
 
     #[test]
