@@ -163,6 +163,216 @@ fn parse_ascii(t: &[u8]) -> Option<Card> {
     }
 }
 
+
+/// A suit's name in words ("spades"); "no suit" for anything else.
+pub fn suit_name(suit: i32) -> &'static str {
+    usize::try_from(suit).ok().and_then(|s| SUIT_WORDS.get(s)).copied().unwrap_or("no suit")
+}
+
+/// A suit's letter ("S"); "?" for anything else.
+pub fn suit_letter(suit: i32) -> &'static str {
+    match suit {
+        0 => "S",
+        1 => "H",
+        2 => "D",
+        3 => "C",
+        _ => "?",
+    }
+}
+
+/// The other suit of the same colour: spades-clubs, hearts-diamonds.
+pub const SAME_COLOUR: [u8; 4] = [3, 2, 1, 0];
+const JACK_RANK: u8 = 9;
+
+/// A set of cards as a bit mask: bit `c` for card `c`.
+pub type CardMask = u64;
+
+/// What each card is worth toward Game: ace 4, king 3, queen 2, jack 1, ten 10.
+pub const GAME_COUNT: [u8; 54] = {
+    let mut t = [0u8; 54];
+    let mut c = 0;
+    while c < 52 {
+        t[c] = match c % 13 {
+            12 => 4,
+            11 => 3,
+            10 => 2,
+            9 => 1,
+            8 => 10,
+            _ => 0,
+        };
+        c += 1;
+    }
+    t
+};
+
+impl Card {
+    /// The printed suit, 0-3; the jokers 4.
+    pub fn suit(self) -> i32 {
+        if self.0 < 52 { i32::from(self.0 / 13) } else { 4 }
+    }
+
+    /// The rank, 0 (two) to 12 (ace); the jokers 13 (high) and 14 (low).
+    pub fn rank(self) -> i32 {
+        if self.0 < 52 { i32::from(self.0 % 13) } else { 13 + i32::from(self.0 - 52) }
+    }
+
+    /// This card's bit in a [`CardMask`].
+    pub fn bit(self) -> CardMask {
+        1u64 << self.0
+    }
+
+    /// The card of `rank` (0-12) in `suit` (0-3).
+    pub fn of(rank: u8, suit: u8) -> Card {
+        Card((suit % 4) * 13 + rank % 13)
+    }
+
+    /// Whether this card is in the deck of a rule set (the jokers only in the 54-card deck).
+    pub fn in_deck(self, ten_point: bool) -> bool {
+        self.0 < 52 || ten_point
+    }
+}
+
+/// The cards of a mask, lowest first.
+pub fn cards_of(mask: CardMask) -> impl Iterator<Item = Card> {
+    let mut m = mask;
+    std::iter::from_fn(move || {
+        if m == 0 {
+            return None;
+        }
+        let c = m.trailing_zeros() as u8;
+        m &= m - 1;
+        Some(Card(c))
+    })
+}
+
+/// The off-jack of `trump`: the jack of the other suit of trump's colour.
+pub fn off_jack(trump: u8) -> Card {
+    Card::of(JACK_RANK, SAME_COLOUR.get(usize::from(trump % 4)).copied().unwrap_or(0))
+}
+
+/// The trumps of `trump`, highest first: A K Q J (off-J JKH JKL with the 54-card deck) T ... 2.
+pub fn trump_order(trump: u8, ten_point: bool) -> Vec<Card> {
+    let plain: Vec<Card> = (0..13u8).rev().map(|r| Card::of(r, trump)).collect();
+    if !ten_point {
+        return plain;
+    }
+    let mut out: Vec<Card> = plain.iter().take(4).copied().collect();
+    out.extend([off_jack(trump), JOKER_HIGH, JOKER_LOW]);
+    out.extend(plain.iter().skip(4).copied());
+    out
+}
+
+/// How every card plays under one trump suit (or none yet) and one deck: its suit in play,
+/// its strength among the trumps, and each suit's cards in play. One definition of trump
+/// order and effective suit, read by the engine, the bots and the replay alike.
+#[derive(Clone, Debug)]
+pub struct TrumpTable {
+    suit: [i8; 54],
+    strength: [i8; 54],
+    masks: [CardMask; 4],
+    /// The trump suit (-1: not known).
+    pub trump: i32,
+}
+
+impl TrumpTable {
+    fn build(trump: i32, ten_point: bool) -> TrumpTable {
+        let mut t = TrumpTable { suit: [4; 54], strength: [-1; 54], masks: [0; 4], trump };
+        let known = (0..4).contains(&trump);
+        let tr = trump.clamp(0, 3) as u8;
+        let order = if known { trump_order(tr, ten_point) } else { Vec::new() };
+        for c in 0..54u8 {
+            let card = Card(c);
+            let mut s = card.suit();
+            if known && ten_point && (c >= 52 || card == off_jack(tr)) {
+                s = trump;
+            }
+            if let Some(slot) = t.suit.get_mut(usize::from(c)) {
+                *slot = s as i8;
+            }
+            if let Some(pos) = order.iter().position(|&o| o == card) {
+                if let Some(slot) = t.strength.get_mut(usize::from(c)) {
+                    *slot = (order.len() - 1 - pos) as i8;
+                }
+            }
+            if let Some(m) = t.masks.get_mut(s.clamp(0, 4) as usize) {
+                *m |= card.bit();
+            }
+        }
+        t
+    }
+
+    /// The table for `trump` (-1 or anything outside 0-3: not known) and deck.
+    pub fn get(trump: i32, ten_point: bool) -> &'static TrumpTable {
+        static TABLES: std::sync::LazyLock<Vec<TrumpTable>> = std::sync::LazyLock::new(|| {
+            (0..10).map(|i| TrumpTable::build(if i % 5 == 4 { -1 } else { i % 5 }, i >= 5)).collect()
+        });
+        let t = if (0..4).contains(&trump) { trump } else { 4 };
+        let i = (t + if ten_point { 5 } else { 0 }) as usize;
+        #[allow(clippy::indexing_slicing)] // i < 10 by construction
+        &TABLES[i]
+    }
+
+    /// The suit `card` belongs to in play: 0-3, or 4 for a joker while it is no trump.
+    #[inline]
+    pub fn suit(&self, card: Card) -> i32 {
+        i32::from(self.suit.get(usize::from(card.0)).copied().unwrap_or(4))
+    }
+
+    /// How high `card` ranks among the trumps (the two of trumps 0); -1 if it is no trump.
+    #[inline]
+    pub fn strength(&self, card: Card) -> i32 {
+        i32::from(self.strength.get(usize::from(card.0)).copied().unwrap_or(-1))
+    }
+
+    /// Whether `card` is a trump.
+    #[inline]
+    pub fn is_trump(&self, card: Card) -> bool {
+        self.strength(card) >= 0
+    }
+
+    /// The cards that count as `suit` in play (0 for anything but a suit).
+    #[inline]
+    pub fn mask(&self, suit: i32) -> CardMask {
+        if (0..4).contains(&suit) { self.masks.get(suit as usize).copied().unwrap_or(0) } else { 0 }
+    }
+
+    /// The trumps (0 while trump is not known).
+    #[inline]
+    pub fn trumps(&self) -> CardMask {
+        self.mask(self.trump)
+    }
+
+    /// What `card` is worth in a trick whose led suit is `led`: a trump above every other card,
+    /// then a card of the led suit by rank, then nothing (-1).
+    #[inline]
+    pub fn in_trick(&self, card: Card, led: i32) -> i32 {
+        let s = self.strength(card);
+        if s >= 0 {
+            100 + s
+        } else if self.suit(card) == led {
+            card.rank()
+        } else {
+            -1
+        }
+    }
+
+    /// The position in play order of the card that takes a trick (0 for an empty trick).
+    pub fn winner_pos(&self, cards: impl IntoIterator<Item = Card>) -> usize {
+        let mut it = cards.into_iter().enumerate();
+        let Some((_, first)) = it.next() else { return 0 };
+        let led = self.suit(first);
+        let (mut best, mut pos) = (self.in_trick(first, led), 0);
+        for (i, c) in it {
+            let v = self.in_trick(c, led);
+            if v > best {
+                best = v;
+                pos = i;
+            }
+        }
+        pos
+    }
+}
+
 /// Canonical names indexed by card number.
 pub const CARD_NAMES: [&str; 54] = [
     "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "TS", "JS", "QS", "KS", "AS", "2H", "3H", "4H",

@@ -17,7 +17,9 @@
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 pub mod cards;
+pub mod rules;
 pub mod notation;
+pub mod engine;
 pub mod scan;
 
 #[cfg(feature = "python")]

@@ -5,6 +5,8 @@
 //! Rust for the canonical writer. Bench helpers release the GIL while they read.
 
 use crate::cards::{Card, Suit};
+use crate::engine::{self, Finding as EngineFinding, GameResult, HandScore, Prepared};
+use crate::rules::RuleSet;
 use crate::notation::parser::{self, Parser};
 use crate::notation::{
     Bid, Bids, Deal, Exchange, ExchangeKind, Finding, Game, Hand, Holding, Meta, Name, Named, Note,
@@ -637,7 +639,285 @@ fn game_from(o: &Obj<'_>) -> PyResult<Game> {
         g.winner = Some(named_from(&mut g, &w)?);
     }
     g.trailing_comments = get(o, "trailing_comments")?;
+    g.line = get(o, "line")?;
+    g.end_line = get(o, "end_line")?;
+    g.index = get(o, "index")?;
     Ok(g)
+}
+
+
+// ---------------------------------------------------------------------- the engine
+
+/// One resolved rule set, read once from an `auditor.rules.Rules`.
+#[pyclass(name = "Rules", module = "auditor._core", frozen)]
+struct PyRules {
+    inner: RuleSet,
+}
+
+fn choice<T: Copy>(o: &Obj<'_>, key: &str, table: &[(&str, T)]) -> PyResult<T> {
+    let v: String = get(o, key)?;
+    table
+        .iter()
+        .find(|(name, _)| *name == v)
+        .map(|(_, t)| *t)
+        .ok_or_else(|| PyValueError::new_err(format!("{key}={v} is not known to the core")))
+}
+
+#[pymethods]
+impl PyRules {
+    #[new]
+    fn new(r: &Bound<'_, PyAny>) -> PyResult<PyRules> {
+        use crate::rules::*;
+        let inner = RuleSet {
+            preset: get(r, "preset")?,
+            players: get(r, "players")?,
+            partnership: get(r, "partnership")?,
+            hand_size: get(r, "hand_size")?,
+            deal_size: get(r, "deal_size")?,
+            ten_point: get(r, "ten_point")?,
+            min_bid: get(r, "min_bid")?,
+            top_bid: get(r, "top_bid")?,
+            top_bid_words: get(r, "top_bid_words")?,
+            auction: choice(r, "auction", &[("once-round", Auction::OnceRound), ("sell", Auction::Sell)])?,
+            dealer_steal: get(r, "dealer_steal")?,
+            steal_smudge: get(r, "steal_smudge")?,
+            all_pass: choice(
+                r,
+                "all_pass",
+                &[
+                    ("eldest-pitches", AllPass::EldestPitches),
+                    ("redeal", AllPass::Redeal),
+                    ("dealer-bids", AllPass::DealerBids),
+                ],
+            )?,
+            sold_contract: get(r, "sold_contract")?,
+            low: choice(r, "low", &[("holder", Low::Holder), ("taker", Low::Taker)])?,
+            follow: choice(
+                r,
+                "follow",
+                &[
+                    ("follow-or-trump", Follow::FollowOrTrump),
+                    ("strict", Follow::Strict),
+                    ("free-when-void", Follow::FreeWhenVoid),
+                ],
+            )?,
+            follow_name: get(r, "follow")?,
+            trumps_only: get(r, "trumps_only")?,
+            game: get(r, "game")?,
+            count_down: get(r, "count_down")?,
+            going_out: choice(
+                r,
+                "going_out",
+                &[
+                    ("pitcher-first", GoingOut::PitcherFirst),
+                    ("points-order", GoingOut::PointsOrder),
+                    ("bidder-only", GoingOut::BidderOnly),
+                ],
+            )?,
+            smudge: choice(
+                r,
+                "smudge",
+                &[
+                    ("none", Smudge::None),
+                    ("wins-game", Smudge::WinsGame),
+                    ("all-tricks", Smudge::AllTricks),
+                    ("moon", Smudge::Moon),
+                ],
+            )?,
+            trey: get(r, "trey")?,
+            game_point: choice(r, "game_point", &[("count", GamePoint::Count), ("ten", GamePoint::Ten)])?,
+            revoke: choice(r, "revoke", &[("bid", Revoke::Bid), ("highest-bid", Revoke::HighestBid)])?,
+            club_settlement: choice(r, "settlement", &[("none", false), ("club", true)])?,
+            draw: get(r, "draw")?,
+            discard: choice(
+                r,
+                "discard",
+                &[("non-trumps", Discard::NonTrumps), ("all-non-trumps", Discard::AllNonTrumps)],
+            )?,
+            leftover_to_bidder: choice(r, "leftover", &[("none", false), ("bidder", true)])?,
+            pitching: get(r, "pitching")?,
+            double_loss: get(r, "double_loss")?,
+            first_trick_trump: choice(
+                r,
+                "first_trick_trump",
+                &[("led", FirstTrickTrump::Led), ("free", FirstTrickTrump::Free)],
+            )?,
+            unsupported: r.call_method0("unsupported")?.extract()?,
+        };
+        Ok(PyRules { inner })
+    }
+
+    /// The most seats this rule set can deal to.
+    #[getter]
+    fn max_seats(&self) -> usize {
+        self.inner.max_seats()
+    }
+}
+
+fn opt_int<'py>(py: Python<'py>, v: Option<i64>) -> PyResult<Obj<'py>> {
+    match v {
+        Some(x) => Ok(x.into_pyobject(py)?.into_any()),
+        None => Ok(py.None().into_bound(py)),
+    }
+}
+
+fn engine_finding<'py>(py: Python<'py>, f: &EngineFinding) -> PyResult<Obj<'py>> {
+    let opt = |s: &Option<String>| -> Obj<'py> {
+        s.as_ref().map_or_else(|| py.None().into_bound(py), |s| PyString::new(py, s).into_any())
+    };
+    let t = PyTuple::new(
+        py,
+        [
+            PyString::new(py, f.code.as_str()).into_any(),
+            PyString::new(py, &f.message).into_any(),
+            f.line.into_pyobject(py)?.into_any(),
+            f.column.into_pyobject(py)?.into_any(),
+            opt_int(py, f.hand.map(i64::from))?,
+            opt_int(py, f.trick.map(i64::from))?,
+            opt(&f.subject),
+            opt(&f.expected),
+            opt(&f.recorded),
+        ],
+    )?;
+    Ok(t.into_any())
+}
+
+fn cards_py<'py>(py: Python<'py>, cards: &[Card]) -> PyResult<Obj<'py>> {
+    Ok(PyList::new(py, cards.iter().map(|c| c.index()))?.into_any())
+}
+
+fn hand_py<'py>(py: Python<'py>, prep: &Prepared, hs: &HandScore) -> PyResult<Obj<'py>> {
+    let d = PyDict::new(py);
+    d.set_item("dealer", prep.dealer)?;
+    d.set_item("pitcher", prep.pitcher)?;
+    d.set_item("contract", prep.contract)?;
+    d.set_item("high_bid", prep.high_bid)?;
+    d.set_item("trump", prep.trump)?;
+    d.set_item("scored", hs.scored)?;
+    d.set_item("status", hs.status.as_str())?;
+    d.set_item("made", &hs.made)?;
+    d.set_item("score", &hs.score)?;
+    d.set_item("total", &hs.total)?;
+    d.set_item("set_back", &hs.set_back)?;
+    d.set_item("contract_made", hs.contract_made)?;
+    d.set_item("smudge", hs.smudge)?;
+    d.set_item("revokers", &hs.revokers)?;
+    d.set_item("penalty", hs.penalty)?;
+    d.set_item("sale", prep.sale)?;
+    d.set_item("seller", prep.seller)?;
+    d.set_item("went_out", hs.went_out)?;
+    d.set_item("saved_by_revoke", hs.saved_by_revoke)?;
+    d.set_item("takeover", hs.takeover)?;
+    d.set_item("prep_takeover", prep.takeover)?;
+    d.set_item("moon_from", hs.moon_from)?;
+    d.set_item("winners", &hs.winners)?;
+    let rp = PyList::empty(py);
+    for r in &hs.revoke_plays {
+        rp.append((r.trick, r.pos, r.seat, r.card.index(), cards_py(py, &r.could)?))?;
+    }
+    d.set_item("revoke_plays", rp)?;
+    let cards = PyList::empty(py);
+    for cs in &prep.cards {
+        cards.append(cards_py(py, cs)?)?;
+    }
+    d.set_item("cards", cards)?;
+    d.set_item("seats", &prep.seats)?;
+    d.set_item("dealt", &prep.dealt)?;
+    d.set_item("trick_lines", &prep.trick_lines)?;
+    d.set_item("play_cols", &prep.play_cols)?;
+    d.set_item("number", prep.number)?;
+    d.set_item("line", prep.line)?;
+    if let Some(p) = &hs.points {
+        let aw = PyList::empty(py);
+        for a in &p.awards {
+            aw.append((a.name, a.side, a.worth, &a.why))?;
+        }
+        d.set_item("awards", aw)?;
+        d.set_item("high_holder", p.high_holder)?;
+        d.set_item("high_card", p.high_card.map(Card::index))?;
+        d.set_item("low_holder", p.low_holder)?;
+        d.set_item("low_card", p.low_card.map(Card::index))?;
+        d.set_item("jack_taker", p.jack_taker)?;
+        d.set_item("jack_trick", p.jack_trick)?;
+        d.set_item("counts", &p.counts)?;
+        d.set_item("tricks_won", &p.tricks)?;
+    }
+    Ok(d.into_any())
+}
+
+fn result_py<'py>(py: Python<'py>, res: &GameResult) -> PyResult<Obj<'py>> {
+    let d = PyDict::new(py);
+    let fs = PyList::empty(py);
+    for f in &res.findings {
+        fs.append(engine_finding(py, f)?)?;
+    }
+    d.set_item("findings", fs)?;
+    d.set_item("audited", res.audited)?;
+    if let Some(seats) = &res.seats {
+        d.set_item("sides", &seats.side_names)?;
+        d.set_item("side_of", &seats.side_of)?;
+        d.set_item("names", &seats.names)?;
+    }
+    let hands = PyList::empty(py);
+    for (prep, hs) in res.preps.iter().zip(&res.hands) {
+        hands.append(hand_py(py, prep, hs)?)?;
+    }
+    d.set_item("hands", hands)?;
+    d.set_item("winner", res.winner)?;
+    d.set_item("won_in_hand", res.won_in_hand)?;
+    d.set_item("settlement", &res.settlement)?;
+    d.set_item("cards_played", res.cards_played)?;
+    Ok(d.into_any())
+}
+
+/// The position in play order of the card that takes a trick.
+#[pyfunction]
+#[pyo3(signature = (cards, trump, ten_point=false))]
+fn trick_winner(cards: Vec<u8>, trump: i32, ten_point: bool) -> PyResult<usize> {
+    let cards: Vec<Card> = cards.into_iter().map(card_from).collect::<PyResult<_>>()?;
+    Ok(crate::cards::TrumpTable::get(trump, ten_point).winner_pos(cards))
+}
+
+/// The cards of `held` (a mask) a player may play to trick `trick` (0-based) under `rules`,
+/// with trump `trump`, the hand's first card led `lead`, and this trick's first card `led` (None: leading).
+#[pyfunction]
+#[pyo3(signature = (rules, trump, held, trick, lead=None, led=None))]
+fn legal_cards(rules: &PyRules, trump: i32, held: u64, trick: usize, lead: Option<u8>, led: Option<u8>) -> PyResult<u64> {
+    let table = crate::cards::TrumpTable::get(trump, rules.inner.ten_point);
+    let lead = lead.map(card_from).transpose()?;
+    let led = led.map(card_from).transpose()?;
+    let rule = engine::play::FollowRule::of(&rules.inner, table, trick, lead);
+    Ok(engine::play::legal(rule, table, held, led))
+}
+
+/// Audit games given as `auditor.notation.Game` records, each with its rule set (or None:
+/// not audited). Returns one dict per game for `auditor.engine` to build its results from.
+#[pyfunction]
+fn audit_records<'py>(
+    py: Python<'py>,
+    games: &Bound<'py, PyAny>,
+    rules: Vec<Option<Py<PyRules>>>,
+) -> PyResult<Bound<'py, PyList>> {
+    let mut parsed: Vec<Game> = Vec::new();
+    for g in games.try_iter()? {
+        parsed.push(game_from(&g?)?);
+    }
+    let sets: Vec<Option<RuleSet>> = rules.iter().map(|r| r.as_ref().map(|r| r.get().inner.clone())).collect();
+    let results: Vec<Option<GameResult>> = py.detach(|| {
+        parsed
+            .iter()
+            .zip(&sets)
+            .map(|(g, r)| r.as_ref().map(|r| engine::audit_game(g, r)))
+            .collect()
+    });
+    let out = PyList::empty(py);
+    for r in &results {
+        match r {
+            Some(r) => out.append(result_py(py, r)?)?,
+            None => out.append(py.None())?,
+        }
+    }
+    Ok(out)
 }
 
 // ---------------------------------------------------------------------- the module
@@ -807,6 +1087,10 @@ fn count_lines(py: Python<'_>, path: &str) -> PyResult<(u64, u64)> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyParser>()?;
+    m.add_class::<PyRules>()?;
+    m.add_function(wrap_pyfunction!(audit_records, m)?)?;
+    m.add_function(wrap_pyfunction!(trick_winner, m)?)?;
+    m.add_function(wrap_pyfunction!(legal_cards, m)?)?;
     m.add_function(wrap_pyfunction!(parse_card, m)?)?;
     m.add_function(wrap_pyfunction!(file_label, m)?)?;
     m.add_function(wrap_pyfunction!(looks_binary, m)?)?;

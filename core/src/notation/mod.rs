@@ -357,32 +357,54 @@ fn intern_into(list: &mut Vec<String>, text: &str) -> Name {
 }
 
 /// The stable code of a notation finding.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// A finding's stable code: input (E1xx), deal (D2xx), auction (A3xx), play (P4xx),
+/// revoke (R5xx), score (S6xx). `auditor explain CODE` documents each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Code {
-    /// A path that does not exist, or a folder without logs.
     E100,
-    /// A statement that cannot be read (syntax).
     E101,
-    /// An unknown statement keyword.
     E102,
-    /// A bad card token.
     E103,
-    /// An unknown player or team.
     E104,
-    /// A bad `Rules` tag.
     E105,
-    /// Hand numbering.
     E106,
-    /// A missing or bad required tag.
     E107,
-    /// A statement out of place (order, repeats, outside a hand).
     E108,
-    /// Bytes that are not text.
     E109,
+    D201,
+    D202,
+    D203,
+    D204,
+    D205,
+    D206,
+    A301,
+    A302,
+    A303,
+    A304,
+    A305,
+    A306,
+    A307,
+    A308,
+    A309,
+    P401,
+    P402,
+    P403,
+    P404,
+    P405,
+    P406,
+    P407,
+    R501,
+    R502,
+    S601,
+    S602,
+    S603,
 }
 
 impl Code {
-    /// The code as written in reports.
+    /// Every code, in catalogue order.
+    pub const ALL: [Code; 37] = [Code::E100, Code::E101, Code::E102, Code::E103, Code::E104, Code::E105, Code::E106, Code::E107, Code::E108, Code::E109, Code::D201, Code::D202, Code::D203, Code::D204, Code::D205, Code::D206, Code::A301, Code::A302, Code::A303, Code::A304, Code::A305, Code::A306, Code::A307, Code::A308, Code::A309, Code::P401, Code::P402, Code::P403, Code::P404, Code::P405, Code::P406, Code::P407, Code::R501, Code::R502, Code::S601, Code::S602, Code::S603];
+
+    /// The code as written (`R501`).
     pub fn as_str(self) -> &'static str {
         match self {
             Code::E100 => "E100",
@@ -395,11 +417,37 @@ impl Code {
             Code::E107 => "E107",
             Code::E108 => "E108",
             Code::E109 => "E109",
+            Code::D201 => "D201",
+            Code::D202 => "D202",
+            Code::D203 => "D203",
+            Code::D204 => "D204",
+            Code::D205 => "D205",
+            Code::D206 => "D206",
+            Code::A301 => "A301",
+            Code::A302 => "A302",
+            Code::A303 => "A303",
+            Code::A304 => "A304",
+            Code::A305 => "A305",
+            Code::A306 => "A306",
+            Code::A307 => "A307",
+            Code::A308 => "A308",
+            Code::A309 => "A309",
+            Code::P401 => "P401",
+            Code::P402 => "P402",
+            Code::P403 => "P403",
+            Code::P404 => "P404",
+            Code::P405 => "P405",
+            Code::P406 => "P406",
+            Code::P407 => "P407",
+            Code::R501 => "R501",
+            Code::R502 => "R502",
+            Code::S601 => "S601",
+            Code::S602 => "S602",
+            Code::S603 => "S603",
         }
     }
 }
 
-/// One problem found in reading a log.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {
     /// Which rule of the notation.

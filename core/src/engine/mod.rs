@@ -1,0 +1,458 @@
+//! The engine: every hand of a game re-executed under one rule set, phase by phase.
+//!
+//! A hand goes through [`auction`], then the deal, widow and [`exchange`], then the
+//! [`play`] (who sits where in each trick, legal cards, trick winners, revokes); the
+//! [`points`] of the hand are counted from the play, the [`contract`] and penalties turn
+//! them into the hand's score, the [`sheet`] keeps the running totals, compares them with
+//! what was written and decides who went out, and [`settlement`] pays the club stakes.
+//! One hand in the terminal and a million on a server go through the same functions.
+//!
+//! Every verdict is a [`Finding`]: a stable code, where it is, who it is about, what the
+//! record shows and what was expected.
+
+pub mod auction;
+pub mod contract;
+pub mod exchange;
+pub mod play;
+pub mod points;
+pub mod settlement;
+pub mod sheet;
+
+use crate::cards::{Card, CardMask};
+use crate::notation::parser::parse_teams;
+use crate::notation::{Code, Game, Name};
+use crate::rules::RuleSet;
+
+/// One verdict of the engine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    pub code: Code,
+    pub message: String,
+    pub line: u32,
+    pub column: u32,
+    pub hand: Option<u32>,
+    pub trick: Option<u32>,
+    pub subject: Option<String>,
+    pub expected: Option<String>,
+    pub recorded: Option<String>,
+}
+
+impl Finding {
+    /// A finding with no hand, trick, subject or comparison yet.
+    pub fn new(code: Code, message: String, line: u32, column: u32) -> Finding {
+        Finding {
+            code,
+            message,
+            line,
+            column,
+            hand: None,
+            trick: None,
+            subject: None,
+            expected: None,
+            recorded: None,
+        }
+    }
+
+    /// This finding about `subject`.
+    pub fn about(mut self, subject: impl Into<String>) -> Finding {
+        self.subject = Some(subject.into());
+        self
+    }
+
+    /// This finding with what was expected and what the record shows.
+    pub fn compare(mut self, expected: impl Into<String>, recorded: impl Into<String>) -> Finding {
+        self.expected = Some(expected.into());
+        self.recorded = Some(recorded.into());
+        self
+    }
+
+    /// This finding in trick `trick`.
+    pub fn in_trick(mut self, trick: u32) -> Finding {
+        self.trick = Some(trick);
+        self
+    }
+}
+
+/// Seat numbers and sides (players, or teams in a partnership game) of one game.
+#[derive(Clone, Debug)]
+pub struct Seats {
+    /// Player names in seat order, clockwise.
+    pub names: Vec<String>,
+    /// Seat of each interned name of the game (-1: not seated).
+    seat_of_name: Vec<i32>,
+    pub n: usize,
+    pub side_names: Vec<String>,
+    /// Side of each seat (-1: in no team).
+    pub side_of: Vec<i32>,
+}
+
+impl Seats {
+    /// The seats of `game` under `rules`.
+    pub fn new(game: &Game, rules: &RuleSet) -> Seats {
+        let names = players(game);
+        let mut seat_of_name = vec![-1; game.names.len()];
+        for (i, p) in names.iter().enumerate() {
+            if let Some(k) = game.names.iter().position(|g| g == p) {
+                if let Some(slot) = seat_of_name.get_mut(k) {
+                    *slot = i as i32;
+                }
+            }
+        }
+        let teams = if rules.partnership {
+            parse_teams(game.tag("Teams").unwrap_or("")).0
+        } else {
+            Vec::new()
+        };
+        let (side_names, side_of) = if teams.is_empty() {
+            (names.clone(), (0..names.len() as i32).collect())
+        } else {
+            let side_of = names
+                .iter()
+                .map(|p| {
+                    teams
+                        .iter()
+                        .rposition(|(_, ps)| ps.contains(p))
+                        .map_or(-1, |i| i as i32)
+                })
+                .collect();
+            (teams.into_iter().map(|(t, _)| t).collect(), side_of)
+        };
+        Seats { n: names.len(), names, seat_of_name, side_names, side_of }
+    }
+
+    /// The seat of an interned name (-1: not seated).
+    pub fn seat(&self, name: Name) -> i32 {
+        self.seat_of_name.get(name.0 as usize).copied().unwrap_or(-1)
+    }
+
+    /// A seat's player ("nobody" for no seat).
+    pub fn name(&self, seat: i32) -> &str {
+        usize::try_from(seat)
+            .ok()
+            .and_then(|s| self.names.get(s))
+            .map_or("nobody", String::as_str)
+    }
+
+    /// A seat's side (-1: none).
+    pub fn side(&self, seat: i32) -> i32 {
+        usize::try_from(seat)
+            .ok()
+            .and_then(|s| self.side_of.get(s))
+            .copied()
+            .unwrap_or(-1)
+    }
+
+    /// A side's name.
+    pub fn side_name(&self, side: i32) -> Option<&str> {
+        usize::try_from(side)
+            .ok()
+            .and_then(|s| self.side_names.get(s))
+            .map(String::as_str)
+    }
+
+    /// The next seat clockwise from `seat`, `k` places on.
+    pub fn after(&self, seat: i32, k: i32) -> i32 {
+        if self.n == 0 { 0 } else { (seat + k).rem_euclid(self.n as i32) }
+    }
+
+    /// How far clockwise `seat` sits from `from`.
+    pub fn distance(&self, from: i32, seat: i32) -> i32 {
+        if self.n == 0 { 0 } else { (seat - from).rem_euclid(self.n as i32) }
+    }
+}
+
+/// The seats in clockwise order, from the `Players` tag.
+pub fn players(game: &Game) -> Vec<String> {
+    game.tag("Players")
+        .unwrap_or("")
+        .split(crate::notation::lexer::is_space)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// One hand's record reduced to seats and cards, with what the auction, deal and play found.
+#[derive(Clone, Debug, Default)]
+pub struct Prepared {
+    pub number: u32,
+    pub line: u32,
+    pub dealer: i32,
+    /// The seat that won the auction (or must pitch); -1 none.
+    pub pitcher: i32,
+    /// The bid the pitcher must make; 0 = no contract.
+    pub contract: i32,
+    pub high_bid: i32,
+    /// The contract is the top bid, and a top bid means something (`smudge` is not `none`).
+    pub top_bid: bool,
+    /// Seat and value of each bid the table may have let stand (a value of 0: no contract).
+    pub bid_of: Vec<(i32, i32)>,
+    pub written_dealer: i32,
+    pub seller: i32,
+    pub sale: i32,
+    pub thrown_in: bool,
+    pub misdeal: bool,
+    pub trump: i32,
+    /// Per trick, in play order (a trick with no card is not kept).
+    pub cards: Vec<Vec<Card>>,
+    pub seats: Vec<Vec<i32>>,
+    pub trick_lines: Vec<u32>,
+    pub play_cols: Vec<Vec<u32>>,
+    /// Per seat, the cards held when the play began (0 = not recorded).
+    pub dealt: Vec<CardMask>,
+    /// `dealt` holds the hands after a discard and draw.
+    pub exchanged: bool,
+    pub takeover: bool,
+    /// Seat and suit written with each pitch.
+    pub pitch_suits: Vec<(i32, i32)>,
+    pub pitched_by: i32,
+    /// Seats that pitched in place of a bid.
+    pub pitchers: Vec<i32>,
+    pub playable: bool,
+    pub findings: Vec<Finding>,
+    /// Whether the auction found anything (A3xx): the first lead may then stand for it.
+    pub auction_faulted: bool,
+}
+
+impl Prepared {
+    /// The value of `seat`'s standing bid, if it made one.
+    pub fn bid_of(&self, seat: i32) -> Option<i32> {
+        self.bid_of.iter().find(|(s, _)| *s == seat).map(|(_, v)| *v)
+    }
+
+    /// The suit written with `seat`'s pitch (-1: none).
+    pub fn pitch_suit(&self, seat: i32) -> i32 {
+        self.pitch_suits
+            .iter()
+            .rev()
+            .find(|(s, _)| *s == seat)
+            .map_or(-1, |(_, v)| *v)
+    }
+
+    /// The cards `seat` held as trick `trick` (0-based) began: still to play, or dealt and not yet played.
+    pub fn held_before(&self, seat: i32, trick: usize) -> CardMask {
+        let mut before = 0;
+        let mut after = 0;
+        for (t, (cs, ss)) in self.cards.iter().zip(&self.seats).enumerate() {
+            for (c, s) in cs.iter().zip(ss) {
+                if *s == seat {
+                    if t < trick { before |= c.bit() } else { after |= c.bit() }
+                }
+            }
+        }
+        let dealt = usize::try_from(seat)
+            .ok()
+            .and_then(|s| self.dealt.get(s))
+            .copied()
+            .unwrap_or(0);
+        after | (dealt & !before)
+    }
+
+    fn push(&mut self, f: Finding) {
+        if f.code.as_str().starts_with('A') {
+            self.auction_faulted = true;
+        }
+        self.findings.push(f);
+    }
+}
+
+/// The recomputed outcome of one hand, beside what the sheet says.
+#[derive(Clone, Debug, Default)]
+pub struct HandScore {
+    pub status: Status,
+    /// Recomputed (or thrown in / misdealt, scoring nothing).
+    pub scored: bool,
+    pub points: Option<points::Points>,
+    pub contract_made: Option<bool>,
+    pub smudge: bool,
+    pub saved_by_revoke: bool,
+    pub takeover: bool,
+    /// Per side: points taken, hand score, running total (as the sheet keeps it).
+    pub made: Vec<i32>,
+    pub score: Vec<i32>,
+    pub total: Vec<i32>,
+    pub set_back: Vec<i32>,
+    /// Revoking sides and their penalty.
+    pub revokers: Vec<i32>,
+    pub penalty: i32,
+    /// Each revoke: trick (1-based index into the kept tricks), position, seat, card, and the cards it should have been.
+    pub revoke_plays: Vec<RevokePlay>,
+    /// Taker of each kept trick (-1: not known).
+    pub winners: Vec<i32>,
+    pub went_out: i32,
+    pub moon_from: Option<i32>,
+}
+
+/// One play that broke the follow rule.
+#[derive(Clone, Debug)]
+pub struct RevokePlay {
+    pub trick: usize,
+    pub pos: usize,
+    pub seat: i32,
+    pub card: Card,
+    pub could: Vec<Card>,
+}
+
+/// How far a hand could be recomputed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Status {
+    Played,
+    ThrownIn,
+    Misdeal,
+    #[default]
+    Unplayable,
+}
+
+impl Status {
+    /// The status as the tables write it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Played => "played",
+            Status::ThrownIn => "thrown-in",
+            Status::Misdeal => "misdeal",
+            Status::Unplayable => "unplayable",
+        }
+    }
+}
+
+/// Everything the audit learned about one game.
+#[derive(Clone, Debug, Default)]
+pub struct GameResult {
+    pub findings: Vec<Finding>,
+    pub preps: Vec<Prepared>,
+    pub hands: Vec<HandScore>,
+    /// Side that won, and the number of the hand it went out in.
+    pub winner: i32,
+    pub won_in_hand: Option<u32>,
+    /// Per side, what the settlement pays (empty: no settlement).
+    pub settlement: Vec<i32>,
+    pub seats: Option<Seats>,
+    pub cards_played: u64,
+    /// The game was not audited: its shape or rules are wrong (already reported).
+    pub audited: bool,
+}
+
+/// Players and Teams against the rule set (E107), and options this version cannot audit (E105).
+pub fn check_game_shape(game: &Game, rules: &RuleSet) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let line_of = |tag: &str| {
+        game.tags
+            .iter()
+            .find(|t| t.name == tag)
+            .map_or(game.line, |t| t.meta.line)
+    };
+    let players = players(game);
+    let n = players.len();
+    let (lo, hi) = rules.players;
+    let most = rules.max_seats();
+    if n > 0 && !(lo as usize <= n && n <= hi as usize) {
+        let range = if lo != hi { format!("{lo}-{hi} players") } else { format!("{lo}") };
+        out.push(Finding::new(
+            Code::E107,
+            format!("{n} players seated, but {} is for {range}", rules.preset),
+            line_of("Players"),
+            1,
+        ));
+    } else if n > most {
+        out.push(Finding::new(
+            Code::E107,
+            format!(
+                "{n} players seated, but the {}-card deck deals {} cards to at most {most} players",
+                rules.deck_size(),
+                rules.deal_size_for(n)
+            ),
+            line_of("Players"),
+            1,
+        ));
+    }
+    if rules.partnership {
+        let teams = parse_teams(game.tag("Teams").unwrap_or("")).0;
+        let mut members: Vec<&String> = teams.iter().flat_map(|(_, ps)| ps).collect();
+        members.sort();
+        let mut seated: Vec<&String> = players.iter().collect();
+        seated.sort();
+        if teams.is_empty() {
+            out.push(Finding::new(
+                Code::E107,
+                "a partnership game needs a Teams tag, e.g. [Teams \"NS: Ann Cal; EW: Bob Dee\"]".into(),
+                line_of("Rules"),
+                1,
+            ));
+        } else if members != seated {
+            out.push(Finding::new(
+                Code::E107,
+                "the Teams tag must place every seated player in exactly one team".into(),
+                line_of("Teams"),
+                1,
+            ));
+        } else if teams.iter().any(|(_, ps)| ps.len() != 2) || teams.len() < 2 {
+            let sizes: Vec<String> = teams.iter().map(|(t, ps)| format!("{t} has {}", ps.len())).collect();
+            out.push(Finding::new(
+                Code::E107,
+                format!("partnership teams are pairs, two or three of them: {}", sizes.join("; ")),
+                line_of("Teams"),
+                1,
+            ));
+        } else {
+            let seat = |p: &String| players.iter().rposition(|q| q == p).unwrap_or(0) as i64;
+            let k = teams.len() as i64;
+            let bad: Vec<String> = teams
+                .iter()
+                .filter(|(_, ps)| ps.windows(2).any(|w| matches!(w, [a, b] if (seat(b) - seat(a)).rem_euclid(k) != 0)))
+                .map(|(t, ps)| format!("{t}: {}", ps.join(" ")))
+                .collect();
+            if !bad.is_empty() {
+                out.push(Finding::new(
+                    Code::E107,
+                    format!(
+                        "partners must sit opposite each other (alternate seats): {} do not, in seat order {}",
+                        bad.join("; "),
+                        players.join(" ")
+                    ),
+                    line_of("Teams"),
+                    1,
+                ));
+            }
+        }
+    }
+    for u in &rules.unsupported {
+        out.push(Finding::new(
+            Code::E105,
+            format!(
+                "rule option {u} is not supported by this version of the auditor: the game is parsed and stored but not audited"
+            ),
+            line_of("Rules"),
+            1,
+        ));
+    }
+    out
+}
+
+/// Replay and score one game: the one entry point for one hand or a million.
+pub fn audit_game(game: &Game, rules: &RuleSet) -> GameResult {
+    let mut res = GameResult { winner: -1, ..GameResult::default() };
+    res.findings = check_game_shape(game, rules);
+    let seats = Seats::new(game, rules);
+    if seats.n == 0 || !res.findings.is_empty() {
+        return res;
+    }
+    res.audited = true;
+    let mut expected: Vec<i32> = Vec::new();
+    for h in &game.hands {
+        let prep = play::prepare_hand(h, game, &seats, rules, &expected);
+        let step = if prep.thrown_in && rules.all_pass == crate::rules::AllPass::Redeal { 0 } else { 1 };
+        // next: from the dealer the hand was judged with, or from the one written (after a slip)
+        expected.clear();
+        for d in [prep.dealer, prep.written_dealer] {
+            if d >= 0 {
+                let next = seats.after(d, step);
+                if !expected.contains(&next) {
+                    expected.push(next);
+                }
+            }
+        }
+        res.preps.push(prep);
+    }
+    sheet::score_game(game, rules, &seats, &mut res);
+    res.seats = Some(seats);
+    res
+}

@@ -1,0 +1,949 @@
+//! The play: who sits where in each trick, who leads, which cards are legal, who takes each trick.
+//!
+//! [`legal`] and [`breaks_follow`] are the one definition of the follow rules, and
+//! [`TrumpTable::winner_pos`] of the trick winner: the engine, the bots of `simulate` and
+//! the replay all call them.
+
+use super::exchange::{check_deal, exchange, Dealt};
+use super::{Finding, Prepared, Seats, auction};
+use crate::cards::{Card, CardMask, TrumpTable, suit_letter, suit_name};
+use crate::notation::{Code, Game, Hand};
+use crate::rules::{Auction, FirstTrickTrump, Follow, RuleSet};
+
+/// How a play is judged against the follow rule in force.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FollowRule {
+    Follow(Follow),
+    /// Only trumps may be played (`trumps_only`); a player without one drops out.
+    TrumpsOnly,
+    /// The first trick under `first_trick_trump=free`: follow suit when able, never trump.
+    FreeFirst,
+}
+
+impl FollowRule {
+    /// The rule for trick `trick` (0-based) of a hand whose first card led is `lead`.
+    pub fn of(rules: &RuleSet, table: &TrumpTable, trick: usize, lead: Option<Card>) -> FollowRule {
+        if rules.trumps_only {
+            FollowRule::TrumpsOnly
+        } else if trick == 0
+            && rules.first_trick_trump == FirstTrickTrump::Free
+            && lead.is_some_and(|c| table.suit(c) != table.trump)
+        {
+            FollowRule::FreeFirst
+        } else {
+            FollowRule::Follow(rules.follow)
+        }
+    }
+}
+
+/// Whether playing `card` from `held`, to a trick whose first card is `led_card` (None: leading),
+/// breaks the follow rule. The one definition of a revoke.
+pub fn breaks_follow(rule: FollowRule, table: &TrumpTable, held: CardMask, led_card: Option<Card>, card: Card) -> bool {
+    let is_trump = table.is_trump(card);
+    let has_trump = held & table.trumps() != 0;
+    let Some(led_card) = led_card else {
+        return rule == FollowRule::TrumpsOnly && !is_trump && has_trump;
+    };
+    let led = table.suit(led_card);
+    let could_follow = held & table.mask(led) != 0;
+    let followed = table.suit(card) == led;
+    let ok = match rule {
+        FollowRule::Follow(Follow::FollowOrTrump) => followed || !could_follow || is_trump,
+        FollowRule::Follow(Follow::Strict) => followed || (!could_follow && (is_trump || !has_trump)),
+        FollowRule::Follow(Follow::FreeWhenVoid) => followed || !could_follow,
+        FollowRule::TrumpsOnly => is_trump || !has_trump,
+        // trumping the free first trick is P405's, not a revoke
+        FollowRule::FreeFirst => followed || !could_follow || is_trump,
+    };
+    !ok
+}
+
+/// The cards of `held` that may be played to a trick whose first card is `led_card` (None: leading).
+pub fn legal(rule: FollowRule, table: &TrumpTable, held: CardMask, led_card: Option<Card>) -> CardMask {
+    let mut out = 0;
+    for c in crate::cards::cards_of(held) {
+        if !breaks_follow(rule, table, held, led_card, c) && !(rule == FollowRule::FreeFirst && led_card.is_some() && table.is_trump(c) && held & !table.trumps() != 0) {
+            out |= c.bit();
+        }
+    }
+    out
+}
+
+/// What the tricks of a prepared hand come to: each trick's taker, the revokes, and where every card went.
+#[derive(Clone, Debug)]
+pub struct Played {
+    /// Taker of each kept trick (-1: an empty trick).
+    pub winners: Vec<i32>,
+    /// (trick, position) of each play that broke the follow rule.
+    pub revokes: Vec<(usize, usize)>,
+    /// Seat that took the trick each card fell in (-1: not played), and that trick (1-based; 0: not played).
+    pub card_taker: [i32; 54],
+    pub card_trick: [u32; 54],
+    /// Highest and lowest trump in play: (seat that played it, card, taker of its trick).
+    pub high: Option<(i32, Card, i32)>,
+    pub low: Option<(i32, Card, i32)>,
+    /// Per seat: Game count taken, tricks taken.
+    pub counts: Vec<i32>,
+    pub tricks_won: Vec<i32>,
+}
+
+/// Replay the tricks of a prepared hand.
+pub fn replay(prep: &Prepared, rules: &RuleSet, n: usize) -> Played {
+    let table = TrumpTable::get(prep.trump, rules.ten_point);
+    let mut p = Played {
+        winners: Vec::with_capacity(prep.cards.len()),
+        revokes: Vec::new(),
+        card_taker: [-1; 54],
+        card_trick: [0; 54],
+        high: None,
+        low: None,
+        counts: vec![0; n],
+        tricks_won: vec![0; n],
+    };
+    let lead = prep.cards.first().and_then(|cs| cs.first()).copied();
+    let mut hi: Option<(i32, i32, Card, usize)> = None; // strength, seat, card, trick
+    let mut lo: Option<(i32, i32, Card, usize)> = None;
+    for (t, (cs, ss)) in prep.cards.iter().zip(&prep.seats).enumerate() {
+        let Some(&led_card) = cs.first() else {
+            p.winners.push(-1);
+            continue;
+        };
+        let pos = table.winner_pos(cs.iter().copied());
+        let winner = ss.get(pos).copied().unwrap_or(-1);
+        p.winners.push(winner);
+        let rule = FollowRule::of(rules, table, t, lead);
+        let mut count = 0;
+        for (i, (&c, &s)) in cs.iter().zip(ss).enumerate() {
+            let held = prep.held_before(s, t);
+            if breaks_follow(rule, table, held, if i == 0 { None } else { Some(led_card) }, c) {
+                p.revokes.push((t, i));
+            }
+            if let Some(slot) = p.card_taker.get_mut(usize::from(c.index())) {
+                *slot = winner;
+            }
+            if let Some(slot) = p.card_trick.get_mut(usize::from(c.index())) {
+                *slot = t as u32 + 1;
+            }
+            count += i32::from(crate::cards::GAME_COUNT.get(usize::from(c.index())).copied().unwrap_or(0));
+            let st = table.strength(c);
+            if st >= 0 {
+                if hi.is_none_or(|(b, ..)| st > b) {
+                    hi = Some((st, s, c, t));
+                }
+                if lo.is_none_or(|(b, ..)| st < b) {
+                    lo = Some((st, s, c, t));
+                }
+            }
+        }
+        if let Ok(w) = usize::try_from(winner) {
+            if let Some(x) = p.counts.get_mut(w) {
+                *x += count;
+            }
+            if let Some(x) = p.tricks_won.get_mut(w) {
+                *x += 1;
+            }
+        }
+    }
+    let taker = |t: usize| p.winners.get(t).copied().unwrap_or(-1);
+    p.high = hi.map(|(_, s, c, t)| (s, c, taker(t)));
+    p.low = lo.map(|(_, s, c, t)| (s, c, taker(t)));
+    p
+}
+
+/// Pass 1 for one hand: dealer, auction, deal, exchange, and who sits where in every trick.
+///
+/// `expected` lists the dealers the rotation allows, the likeliest first (empty: any).
+pub fn prepare_hand(h: &Hand, game: &Game, seats: &Seats, rules: &RuleSet, expected: &[i32]) -> Prepared {
+    let mut prep = Prepared {
+        number: h.number,
+        line: h.meta.line,
+        dealer: -1,
+        pitcher: -1,
+        written_dealer: -1,
+        seller: -1,
+        trump: -1,
+        pitched_by: -1,
+        playable: true,
+        ..Prepared::default()
+    };
+    let n = seats.n;
+    let ni = n as i32;
+    let sell = rules.auction == Auction::Sell;
+    let first_bidder = h
+        .bids
+        .as_ref()
+        .and_then(|b| b.bids.first())
+        .map_or(-1, |b| seats.seat(b.player));
+    let by_bids = (first_bidder >= 0).then(|| seats.after(first_bidder, if sell { -2 } else { -1 }));
+    let dealer = match &h.dealer {
+        Some(d) if seats.seat(d.name) >= 0 => {
+            let mut dealer = seats.seat(d.name);
+            prep.written_dealer = dealer;
+            if let Some(&right) = expected.first().filter(|_| !expected.contains(&dealer)) {
+                let name = game.name_of(d.name);
+                prep.push(
+                    Finding::new(
+                        Code::D205,
+                        format!(
+                            "{name} deals, but the deal passes clockwise: {} should deal this hand",
+                            seats.name(right)
+                        ),
+                        d.meta.line,
+                        d.column,
+                    )
+                    .about(name)
+                    .compare(seats.name(right), name),
+                );
+                // if the auction was spoken in the rightful dealer's order, the dealer line is the slip
+                if by_bids == Some(right) {
+                    dealer = right;
+                }
+            }
+            dealer
+        }
+        written => {
+            if written.is_none() {
+                prep.push(Finding::new(Code::E108, "the hand has no `dealer` line".into(), h.meta.line, 1));
+            }
+            // a dealer not written (or not seated, already an E104): the bidding order says who dealt
+            by_bids.or(expected.first().copied()).unwrap_or(0)
+        }
+    };
+    prep.dealer = dealer;
+    if h.misdeal.is_some() {
+        prep.misdeal = true;
+        prep.playable = false;
+        return prep;
+    }
+    if h.bids.is_none() {
+        prep.push(Finding::new(Code::E108, "the hand has no `bids` line".into(), h.meta.line, 1));
+    }
+    auction::auction(h, seats, rules, dealer, &mut prep, game);
+    if prep.thrown_in {
+        prep.playable = false;
+        return prep;
+    }
+    let mut dealt = check_deal(h, game, seats, rules, &mut prep);
+    if h.tricks.is_empty() {
+        prep.push(Finding::new(
+            Code::P406,
+            format!("the hand is not played out: no tricks recorded, {} expected", rules.hand_size),
+            h.meta.line,
+            1,
+        ));
+        prep.playable = false;
+        return prep;
+    }
+    let mut tricks: Vec<&crate::notation::Trick> = h.tricks.iter().collect();
+    let numbers: Vec<u32> = tricks.iter().map(|t| t.number).collect();
+    let mut sorted = numbers.clone();
+    sorted.sort_unstable();
+    if sorted.iter().enumerate().all(|(i, &k)| k as usize == i + 1) && numbers != sorted {
+        if let Some(at) = tricks.iter().enumerate().find(|(k, t)| t.number as usize != k + 1).map(|(_, t)| *t) {
+            let shown: Vec<String> = numbers.iter().map(u32::to_string).collect();
+            prep.push(
+                Finding::new(
+                    Code::P406,
+                    format!("tricks are written out of order ({}): replayed in number order", shown.join(" ")),
+                    at.meta.line,
+                    at.column,
+                )
+                .in_trick(at.number),
+            );
+        }
+        tricks.sort_by_key(|t| t.number);
+    }
+    let Some(first) = tricks.first().copied() else { return prep };
+    let tp = rules.ten_point;
+    let lead = first.plays.first().map(|p| p.card);
+    let free_first = rules.first_trick_trump == FirstTrickTrump::Free;
+    let plain = TrumpTable::get(-1, tp);
+    let mut p404 = false;
+    if free_first {
+        match &h.trump {
+            None => {
+                prep.push(Finding::new(
+                    Code::P404,
+                    "with first_trick_trump=free the trump suit must be named on a `trump` line; taking the first card led".into(),
+                    h.meta.line,
+                    1,
+                ));
+                p404 = true;
+                prep.trump = lead.filter(|c| c.index() < 52).map_or(-1, Card::suit);
+                prep.playable = prep.playable && prep.trump >= 0;
+            }
+            Some(tl) => prep.trump = i32::from(tl.suit.index()),
+        }
+    } else if let Some(lead) = lead {
+        let named = h.trump.as_ref().map_or(-1, |t| i32::from(t.suit.index()));
+        let named_table = TrumpTable::get(named, tp);
+        // where the discard was made after trump was named, the named trump stands whatever is led
+        let named_first = named >= 0 && rules.has_exchange(n) && !h.exchanges.is_empty();
+        let lead_is_named = named >= 0 && named_table.suit(lead) == named;
+        prep.trump = if named >= 0 && (named_first || lead_is_named) { named } else { plain.suit(lead) };
+        let lead_col = first.plays.first().map_or(1, |p| p.column);
+        if named_first && !lead_is_named {
+            prep.push(
+                Finding::new(
+                    Code::P404,
+                    format!(
+                        "the first card led, {}, is not a trump: {} was named on the trump line before the discard, and the pitcher leads a trump",
+                        lead.name(),
+                        suit_name(named)
+                    ),
+                    first.meta.line,
+                    lead_col,
+                )
+                .in_trick(1)
+                .compare("a trump", lead.name()),
+            );
+            p404 = true;
+        } else if named >= 0 && prep.trump != named {
+            let what = if lead.index() >= 52 {
+                "names no suit".to_string()
+            } else {
+                format!("names {}", suit_name(lead.suit()))
+            };
+            let (line, col) = h.trump.as_ref().map_or((h.meta.line, 1), |t| (t.meta.line, t.column));
+            let exp = if lead.index() < 52 { suit_letter(lead.suit()) } else { "a trump" };
+            prep.push(
+                Finding::new(
+                    Code::P404,
+                    format!(
+                        "the trump line says {}, but the first card led, {}, {what}",
+                        suit_name(named),
+                        lead.name()
+                    ),
+                    line,
+                    col,
+                )
+                .compare(exp, suit_letter(named)),
+            );
+            p404 = true;
+        }
+        if prep.trump > 3 {
+            if named < 0 {
+                prep.push(
+                    Finding::new(
+                        Code::P404,
+                        format!(
+                            "the first card led is {}, which names no suit: trump must be named on a `trump` line",
+                            lead.name()
+                        ),
+                        first.meta.line,
+                        lead_col,
+                    )
+                    .in_trick(1),
+                );
+                p404 = true;
+            }
+            prep.trump = -1;
+            prep.playable = false;
+        }
+    }
+    let table = TrumpTable::get(prep.trump, tp);
+    let trump_mask = if prep.trump >= 0 { table.trumps() } else { 0 };
+    if rules.has_exchange(n) {
+        exchange(h, game, seats, rules, &mut prep, &mut dealt, trump_mask);
+    } else if let Some(x) = h.exchanges.first() {
+        prep.push(Finding::new(
+            Code::E108,
+            "discard and draw lines belong to variants with a discard or a draw (draw=on, or a deal larger than hand_size): not applied".into(),
+            x.meta.line,
+            1,
+        ));
+    }
+    play_tricks(h, game, seats, rules, &mut prep, &dealt, &tricks, trump_mask, p404);
+    prep
+}
+
+fn has(mask: CardMask, c: Card) -> bool {
+    mask & c.bit() != 0
+}
+
+#[allow(clippy::too_many_arguments)]
+fn play_tricks(
+    h: &Hand,
+    game: &Game,
+    seats: &Seats,
+    rules: &RuleSet,
+    prep: &mut Prepared,
+    dealt: &Dealt,
+    tricks: &[&crate::notation::Trick],
+    trump_mask: CardMask,
+    mut p404: bool,
+) {
+    let n = seats.n;
+    let ni = n as i32;
+    let tp = rules.ten_point;
+    let dealer = prep.dealer;
+    let seat_of_play = |p: &crate::notation::Play| p.player.map_or(-1, |x| seats.seat(x));
+    // trumps_only: who still holds a trump, where the hands after the discard are known
+    let mut trumps_left: Vec<i32> = if rules.trumps_only {
+        prep.dealt.iter().map(|&m| if m != 0 { (m & trump_mask).count_ones() as i32 } else { -1 }).collect()
+    } else {
+        Vec::new()
+    };
+    if !trumps_left.is_empty() {
+        for t in tricks {
+            for p in &t.plays {
+                // a hand the plays contradict (D204 below) is judged from its plays instead
+                let s = seat_of_play(p);
+                let held = usize::try_from(s).ok().and_then(|s| prep.dealt.get(s)).copied().unwrap_or(0);
+                if s >= 0 && held != 0 && !has(held, p.card) {
+                    for o in 0..n {
+                        if o as i32 == s || prep.dealt.get(o).is_some_and(|&m| has(m, p.card)) {
+                            if let Some(x) = trumps_left.get_mut(o) {
+                                *x = -1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let seats_in_trick: Vec<Vec<i32>> = tricks
+        .iter()
+        .map(|t| t.plays.iter().filter(|p| p.player.is_some()).map(seat_of_play).collect())
+        .collect();
+    let mut played_at: [Option<u32>; 54] = [None; 54];
+    let mut leader = prep.pitcher;
+    let mut last_winner = prep.pitcher;
+    let mut count_by_seat = vec![0u32; n];
+    let name = |s: i32| seats.name(s).to_string();
+    for (ti, t) in tricks.iter().enumerate() {
+        let mut this_p402 = false;
+        let mut this_dup = false;
+        if t.number as usize != ti + 1 {
+            prep.push(
+                Finding::new(
+                    Code::P406,
+                    format!("trick {} where trick {} was expected", t.number, ti + 1),
+                    t.meta.line,
+                    t.column,
+                )
+                .in_trick(t.number)
+                .compare((ti + 1).to_string(), t.number.to_string()),
+            );
+            prep.playable = false;
+        }
+        let plays = &t.plays;
+        let Some(first_play) = plays.first() else {
+            prep.playable = false;
+            continue;
+        };
+        let in_play: Vec<i32> = if rules.trumps_only {
+            (0..ni)
+                .filter(|&s| {
+                    let left = trumps_left.get(s as usize).copied().unwrap_or(-1);
+                    left > 0 || (left < 0 && seats_in_trick.iter().skip(ti).any(|later| later.contains(&s)))
+                })
+                .collect()
+        } else {
+            (0..ni).collect()
+        };
+        if rules.trumps_only && leader >= 0 && !in_play.contains(&leader) && !in_play.is_empty() {
+            // the winner has no trump left: the lead passes to the next player on the left still in
+            let from = leader;
+            leader = in_play.iter().copied().min_by_key(|&s| seats.distance(from, s)).unwrap_or(leader);
+        }
+        let owner_of_first = (0..ni)
+            .find(|&o| prep.dealt.get(o as usize).is_some_and(|&m| has(m, first_play.card)))
+            .unwrap_or(-1);
+        if t.short && rules.trumps_only && plays.len() < n && trumps_left.iter().any(|&x| x < 0) {
+            prep.push(
+                Finding::new(
+                    Code::P402,
+                    format!(
+                        "trick {} has {} cards for {n} players in the short form: with drop-outs and no deal line, write NAME:CARD so that the record says who played",
+                        t.number,
+                        plays.len()
+                    ),
+                    t.meta.line,
+                    t.column,
+                )
+                .in_trick(t.number)
+                .compare("the long form", "the short form"),
+            );
+            this_p402 = true;
+            prep.playable = false;
+        }
+        let row_seats: Vec<i32> = if t.short {
+            // seats follow the leader; the first trick's leader is whoever the deal gave the card led
+            let mut start = if ti == 0 && owner_of_first >= 0 { owner_of_first } else { leader };
+            if start < 0 {
+                start = seats.after(dealer, 1);
+            }
+            let mut ring: Vec<i32> = if in_play.is_empty() { (0..ni).collect() } else { in_play.clone() };
+            ring.sort_by_key(|&s| seats.distance(start, s));
+            (0..plays.len()).map(|i| ring.get(i % ring.len().max(1)).copied().unwrap_or(0)).collect()
+        } else {
+            // a trick mixing both forms (already an E101) takes its unnamed seats from the position
+            let first = match first_play.player {
+                Some(x) => seats.seat(x),
+                None => leader.max(0),
+            };
+            plays
+                .iter()
+                .enumerate()
+                .map(|(i, p)| match p.player {
+                    Some(x) => seats.seat(x),
+                    None => seats.after(first, i as i32),
+                })
+                .collect()
+        };
+        let lead_seat = row_seats.first().copied().unwrap_or(-1);
+        let who = name(lead_seat);
+        let auction_faulted = ti == 0 && prep.auction_faulted;
+        if ti == 0 && leader != lead_seat && h.bids.as_ref().is_some_and(|b| b.unreadable) {
+            // part of the auction could not be read: the first leader pitched, for a contract we may not know
+            leader = lead_seat;
+            prep.pitcher = lead_seat;
+            prep.contract = prep.bid_of(leader).unwrap_or(0);
+            prep.playable = prep.bid_of(leader).is_some();
+        }
+        if ti == 0 && leader != lead_seat && auction_faulted {
+            if let Some(v) = prep.bid_of(lead_seat) {
+                // the table let a faulty auction stand: judge the hand as played, one mistake one finding
+                leader = lead_seat;
+                prep.pitcher = lead_seat;
+                prep.contract = v;
+                prep.top_bid = v == rules.top_bid && rules.smudge != crate::rules::Smudge::None;
+                prep.takeover = leader == dealer && prep.pitched_by >= 0 && prep.pitched_by != dealer;
+            }
+        }
+        if leader >= 0 && lead_seat != leader && !t.unreadable {
+            if ti == 0 {
+                if prep.contract > 0 || prep.seller >= 0 {
+                    let line = h.bids.as_ref().map_or(t.meta.line, |b| b.meta.line);
+                    prep.push(
+                        Finding::new(
+                            Code::A307,
+                            format!(
+                                "{who} leads the first trick, but the auction's winner is {}, who pitches",
+                                name(leader)
+                            ),
+                            line,
+                            1,
+                        )
+                        .about(who.clone())
+                        .compare(name(leader), who.clone()),
+                    );
+                } else {
+                    prep.push(
+                        Finding::new(
+                            Code::P403,
+                            format!(
+                                "{who} leads the first trick, but the pitcher is {} (nobody bid, so {} must pitch)",
+                                name(leader),
+                                name(leader)
+                            ),
+                            t.meta.line,
+                            first_play.column,
+                        )
+                        .in_trick(1)
+                        .about(who.clone())
+                        .compare(name(leader), who.clone()),
+                    );
+                }
+            } else {
+                let why = if leader == last_winner {
+                    format!("{} won trick {} and leads next", name(leader), t.number.saturating_sub(1))
+                } else {
+                    format!(
+                        "{} leads it: {} won trick {} and holds no trump, so the lead passes left",
+                        name(leader),
+                        name(last_winner),
+                        t.number.saturating_sub(1)
+                    )
+                };
+                prep.push(
+                    Finding::new(
+                        Code::P401,
+                        format!("{who} leads trick {}, but {why}", t.number),
+                        t.meta.line,
+                        first_play.column,
+                    )
+                    .in_trick(t.number)
+                    .about(who.clone())
+                    .compare(name(leader), who.clone()),
+                );
+            }
+        }
+        let mut absent: Vec<i32> = Vec::new();
+        if rules.trumps_only {
+            // each player still holding a trump plays one, clockwise; a card from a player who is out is P407's
+            let present: Vec<i32> = row_seats.iter().copied().filter(|s| in_play.contains(s)).collect();
+            let start = present.first().copied().unwrap_or(lead_seat);
+            let mut expected_order = in_play.clone();
+            expected_order.sort_by_key(|&s| seats.distance(start, s));
+            absent = expected_order.iter().copied().filter(|s| !row_seats.contains(s)).collect();
+            if !absent.is_empty() && !t.unreadable {
+                let names: Vec<&str> = absent.iter().map(|&s| seats.name(s)).collect();
+                let names = names.join(", ");
+                prep.push(
+                    Finding::new(
+                        Code::P402,
+                        format!(
+                            "trick {}: {names} still hold{} a trump and must play one (only players without a trump drop out)",
+                            t.number,
+                            if absent.len() == 1 { "s" } else { "" }
+                        ),
+                        t.meta.line,
+                        t.column,
+                    )
+                    .in_trick(t.number)
+                    .about(name(absent.first().copied().unwrap_or(-1)))
+                    .compare(format!("a card from {names}"), "none"),
+                );
+                this_p402 = true;
+                prep.playable = false;
+            } else if !t.short && !t.unreadable && present != expected_order {
+                let bad = present
+                    .iter()
+                    .enumerate()
+                    .position(|(i, s)| expected_order.get(i) != Some(s))
+                    .unwrap_or(0);
+                let bad_seat = present.get(bad).copied().unwrap_or(-1);
+                let twice = present.iter().take(bad).any(|&s| s == bad_seat);
+                let from = if row_seats.iter().take(bad).any(|&s| s == bad_seat) { bad } else { 0 };
+                let at = row_seats.iter().skip(from).position(|&s| s == bad_seat).map_or(0, |i| i + from);
+                let who_bad = name(bad_seat);
+                let exp_seat = expected_order.get(bad).map_or("nobody".to_string(), |&s| name(s));
+                let what = if twice {
+                    format!("{who_bad} plays twice")
+                } else {
+                    format!("{who_bad} plays where {exp_seat} should")
+                };
+                prep.push(
+                    Finding::new(
+                        Code::P402,
+                        format!(
+                            "trick {}: {what} (play goes clockwise from the leader, among the players still holding a trump)",
+                            t.number
+                        ),
+                        t.meta.line,
+                        plays.get(at).map_or(t.column, |p| p.column),
+                    )
+                    .in_trick(t.number)
+                    .about(who_bad.clone())
+                    .compare(exp_seat, who_bad),
+                );
+                this_p402 = true;
+                prep.playable = false;
+            }
+        } else {
+            let expected_order: Vec<i32> = (0..ni).map(|i| seats.after(lead_seat, i)).collect();
+            let fits = row_seats.len() <= n && row_seats.iter().zip(&expected_order).all(|(a, b)| a == b);
+            if !t.short && !t.unreadable && !fits {
+                let bad = row_seats
+                    .iter()
+                    .enumerate()
+                    .position(|(i, s)| expected_order.get(i) != Some(s))
+                    .unwrap_or(0);
+                let bad_seat = row_seats.get(bad).copied().unwrap_or(-1);
+                let exp_seat = expected_order
+                    .get(bad)
+                    .map_or("nobody (every player has played)".to_string(), |&s| name(s));
+                let who_bad = name(bad_seat); // a bare card of a mixed trick has no name written
+                let what = if row_seats.iter().take(bad).any(|&s| s == bad_seat) {
+                    format!("{who_bad} plays twice")
+                } else {
+                    format!("{who_bad} plays where {exp_seat} should")
+                };
+                prep.push(
+                    Finding::new(
+                        Code::P402,
+                        format!("trick {}: {what} (play goes clockwise from the leader)", t.number),
+                        t.meta.line,
+                        plays.get(bad).map_or(t.column, |p| p.column),
+                    )
+                    .in_trick(t.number)
+                    .about(who_bad.clone())
+                    .compare(exp_seat, who_bad),
+                );
+                this_p402 = true;
+                prep.playable = false;
+            }
+            if !t.unreadable && plays.len() != n && !this_p402 {
+                prep.push(
+                    Finding::new(
+                        Code::P402,
+                        format!("trick {} has {} cards; with {n} players it needs {n}", t.number, plays.len()),
+                        t.meta.line,
+                        t.column,
+                    )
+                    .in_trick(t.number)
+                    .compare(n.to_string(), plays.len().to_string()),
+                );
+                prep.playable = false;
+            }
+        }
+        if t.unreadable {
+            prep.playable = false; // an unreadable card (E103): the hand cannot be recomputed, say no more
+        }
+        let mut cards: Vec<Card> = Vec::with_capacity(plays.len());
+        let mut row: Vec<i32> = Vec::with_capacity(plays.len());
+        let mut cols: Vec<u32> = Vec::with_capacity(plays.len());
+        for (p, &s) in plays.iter().zip(&row_seats) {
+            let c = p.card;
+            let mut set_aside = false;
+            let slot = usize::from(c.index());
+            if !c.in_deck(tp) {
+                if !dealt.reported_outside_deck(c) {
+                    prep.push(
+                        Finding::new(
+                            Code::D203,
+                            format!("{} is not in the 52-card deck of {}", c.name(), rules.preset),
+                            t.meta.line,
+                            p.column,
+                        )
+                        .in_trick(t.number)
+                        .about(name(s)),
+                    );
+                    this_dup = true;
+                }
+                prep.playable = false;
+            } else if let Some(first_in) = played_at.get(slot).copied().flatten() {
+                prep.push(
+                    Finding::new(
+                        Code::D201,
+                        format!("{} is played twice (first in trick {first_in})", c.name()),
+                        t.meta.line,
+                        p.column,
+                    )
+                    .in_trick(t.number)
+                    .about(name(s)),
+                );
+                this_dup = true;
+                prep.playable = false;
+            } else {
+                if let Some(x) = played_at.get_mut(slot) {
+                    *x = Some(t.number);
+                }
+                let held = usize::try_from(s).ok().and_then(|i| prep.dealt.get(i)).copied().unwrap_or(0);
+                if held != 0 && !has(held, c) {
+                    let owner = (0..ni)
+                        .find(|&o| prep.dealt.get(o as usize).is_some_and(|&m| has(m, c)))
+                        .map_or("nobody".to_string(), name);
+                    let gave = if prep.exchanged { "the discard left with" } else { "the deal gave to" };
+                    prep.push(
+                        Finding::new(
+                            Code::D204,
+                            format!("{} plays {}, which {gave} {owner}", name(s), c.name()),
+                            t.meta.line,
+                            p.column,
+                        )
+                        .in_trick(t.number)
+                        .about(name(s))
+                        .compare(format!("a card dealt to {}", name(s)), c.name()),
+                    );
+                }
+                if rules.trumps_only && prep.trump >= 0 && !has(trump_mask, c) && (s as usize) < n {
+                    let left = trumps_left.get(s as usize).copied().unwrap_or(-1);
+                    let holds = if left >= 0 {
+                        left > 0
+                    } else {
+                        let me = seats.name(s);
+                        tricks.iter().skip(ti).any(|u| {
+                            u.plays.iter().any(|q| q.player.is_some_and(|x| game.name_of(x) == me) && has(trump_mask, q.card))
+                        })
+                    };
+                    if !holds {
+                        // holding a trump, it is a revoke (R501); without one, the player is out
+                        prep.push(
+                            Finding::new(
+                                Code::P407,
+                                format!(
+                                    "{} plays {} to trick {} holding no trump: only trumps may be played, and a player without one drops out of the hand's play (the card is set aside: it takes no trick and counts for nothing)",
+                                    name(s),
+                                    c.name(),
+                                    t.number
+                                ),
+                                t.meta.line,
+                                p.column,
+                            )
+                            .in_trick(t.number)
+                            .about(name(s))
+                            .compare("no card (dropped out)", c.name()),
+                        );
+                        set_aside = true;
+                    }
+                }
+            }
+            if let Some(x) = usize::try_from(s).ok().and_then(|i| trumps_left.get_mut(i)) {
+                if *x > 0 && has(trump_mask, c) {
+                    *x -= 1;
+                }
+            }
+            if let Some(x) = usize::try_from(s).ok().and_then(|i| count_by_seat.get_mut(i)) {
+                *x += 1;
+            }
+            if !set_aside {
+                cards.push(c);
+                row.push(s);
+                cols.push(p.column);
+            }
+        }
+        // after a broken trick (unreadable card, a card played twice, cards missing) its winner is not
+        // known for sure: the next trick's record says who led
+        let broken = t.unreadable || !absent.is_empty() || (!rules.trumps_only && plays.len() != n) || this_dup;
+        let table = TrumpTable::get(prep.trump, tp);
+        last_winner = if cards.is_empty() {
+            leader
+        } else {
+            row.get(table.winner_pos(cards.iter().copied())).copied().unwrap_or(-1)
+        };
+        leader = if broken || prep.trump < 0 { -1 } else { last_winner };
+        prep.cards.push(cards);
+        prep.seats.push(row);
+        prep.trick_lines.push(t.meta.line);
+        prep.play_cols.push(cols);
+    }
+    let table = TrumpTable::get(prep.trump, tp);
+    let bids_line = h.bids.as_ref().map(|b| b.meta.line);
+    if let Some(bl) = bids_line {
+        // a takeover by pitch must name a new suit (a smudge needs none)
+        if prep.takeover
+            && prep.trump >= 0
+            && prep.pitch_suit(prep.pitched_by) == prep.trump
+            && prep.pitch_suit(prep.pitcher) < 0
+            && prep.pitchers.contains(&prep.pitcher)
+        {
+            prep.push(
+                Finding::new(
+                    Code::A309,
+                    format!(
+                        "the dealer {} takes over {}'s pitch in {}, the suit already pitched: a takeover is a pitch in a new suit or a smudge",
+                        name(prep.pitcher),
+                        name(prep.pitched_by),
+                        suit_name(prep.trump)
+                    ),
+                    bl,
+                    1,
+                )
+                .about(name(prep.pitcher))
+                .compare("a new suit", suit_letter(prep.trump)),
+            );
+        }
+    }
+    let pitched_suit = prep.pitch_suit(prep.pitcher);
+    if pitched_suit >= 0 && prep.trump >= 0 && pitched_suit != prep.trump && !p404 {
+        let (line, col) = tricks
+            .first()
+            .map_or((h.meta.line, 1), |t| (t.meta.line, t.plays.first().map_or(1, |p| p.column)));
+        prep.push(
+            Finding::new(
+                Code::P404,
+                format!(
+                    "{} pitched {} on the bids line, but trump is {}",
+                    name(prep.pitcher),
+                    suit_name(pitched_suit),
+                    suit_name(prep.trump)
+                ),
+                line,
+                col,
+            )
+            .in_trick(1)
+            .compare(suit_letter(pitched_suit), suit_letter(prep.trump)),
+        );
+        p404 = true;
+    }
+    let _ = p404;
+    let lead = prep.cards.first().and_then(|cs| cs.first()).copied();
+    if rules.first_trick_trump == FirstTrickTrump::Free && lead.is_some_and(|c| table.suit(c) != table.trump) {
+        let first: Vec<(usize, Card, i32)> = prep
+            .cards
+            .first()
+            .map(|cs| cs.iter().zip(prep.seats.first().into_iter().flatten()).enumerate().map(|(i, (&c, &s))| (i, c, s)).collect())
+            .unwrap_or_default();
+        for (pos, c, seat) in first {
+            if pos > 0 && has(trump_mask, c) && prep.held_before(seat, 0) & !trump_mask != 0 {
+                let line = prep.trick_lines.first().copied().unwrap_or(h.meta.line);
+                let col = prep.play_cols.first().and_then(|cs| cs.get(pos)).copied().unwrap_or(1);
+                prep.push(
+                    Finding::new(
+                        Code::P405,
+                        format!(
+                            "{} trumps the first trick with {}: with first_trick_trump=free nobody may play a trump to it (the card stands and takes the trick)",
+                            name(seat),
+                            c.name()
+                        ),
+                        line,
+                        col,
+                    )
+                    .in_trick(1)
+                    .about(name(seat))
+                    .compare("a card that is not a trump", c.name()),
+                );
+            }
+        }
+    }
+    let played = h.tricks.len();
+    let size = rules.hand_size as usize;
+    let last_line = h.tricks.last().map_or(h.meta.line, |t| t.meta.line);
+    let too_many = |prep: &mut Prepared| {
+        let line = h.tricks.get(size).map_or(last_line, |t| t.meta.line);
+        prep.push(
+            Finding::new(
+                Code::D202,
+                format!("{played} tricks recorded, but each player holds {size} cards"),
+                line,
+                1,
+            )
+            .compare(size.to_string(), played.to_string()),
+        );
+        prep.playable = false;
+    };
+    if rules.trumps_only {
+        let short: Vec<i32> = (0..ni).filter(|&s| trumps_left.get(s as usize).is_some_and(|&x| x > 0)).collect();
+        if played > size {
+            too_many(prep);
+        } else if !short.is_empty() && prep.playable {
+            let names: Vec<&str> = short.iter().map(|&s| seats.name(s)).collect();
+            prep.push(
+                Finding::new(
+                    Code::P406,
+                    format!(
+                        "the hand is not played out: {} still hold{} a trump after trick {played}",
+                        names.join(", "),
+                        if short.len() == 1 { "s" } else { "" }
+                    ),
+                    last_line,
+                    1,
+                )
+                .about(names.first().copied().unwrap_or("")),
+            );
+            prep.playable = false;
+        }
+    } else if played < size {
+        prep.push(
+            Finding::new(
+                Code::P406,
+                format!("the hand is not played out: {played} of {size} tricks recorded"),
+                last_line,
+                1,
+            )
+            .compare(size.to_string(), played.to_string()),
+        );
+        prep.playable = false;
+    } else if played > size {
+        too_many(prep);
+    } else if prep.playable {
+        for s in 0..n {
+            let k = count_by_seat.get(s).copied().unwrap_or(0);
+            if k as usize != size {
+                prep.push(
+                    Finding::new(
+                        Code::D202,
+                        format!("{} plays {k} cards; each holds {size}", seats.name(s as i32)),
+                        last_line,
+                        1,
+                    )
+                    .about(seats.name(s as i32)),
+                );
+                prep.playable = false;
+            }
+        }
+    }
+}

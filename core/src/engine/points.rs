@@ -1,0 +1,133 @@
+//! The points of a hand: High, Low, Jack (Off-jack, jokers, Trey with the ten-point keys), Game.
+
+use super::Seats;
+use super::play::Played;
+use crate::cards::{Card, JOKER_HIGH, JOKER_LOW, off_jack};
+use crate::rules::{GamePoint, Low, RuleSet};
+
+/// One point of the hand: its name, the side that took it (-1: nobody), its worth, and why.
+#[derive(Clone, Debug)]
+pub struct Award {
+    pub name: &'static str,
+    pub side: i32,
+    pub worth: i32,
+    pub why: String,
+}
+
+/// Who took what in one played hand.
+#[derive(Clone, Debug, Default)]
+pub struct Points {
+    pub awards: Vec<Award>,
+    pub high_holder: i32,
+    pub high_card: Option<Card>,
+    pub low_holder: i32,
+    pub low_card: Option<Card>,
+    pub jack_taker: i32,
+    pub jack_trick: Option<u32>,
+    /// Per side: Game count and tricks taken.
+    pub counts: Vec<i32>,
+    pub tricks: Vec<i32>,
+}
+
+impl Points {
+    /// The side that took the point called `name` (-1: nobody, or not in play).
+    pub fn owner(&self, name: &str) -> i32 {
+        self.awards.iter().find(|a| a.name == name).map_or(-1, |a| a.side)
+    }
+
+    /// Per side, the points taken.
+    pub fn made(&self, sides: usize) -> Vec<i32> {
+        let mut made = vec![0; sides];
+        for a in &self.awards {
+            if let Some(m) = usize::try_from(a.side).ok().and_then(|s| made.get_mut(s)) {
+                *m += a.worth;
+            }
+        }
+        made
+    }
+}
+
+fn card_name(c: Option<Card>) -> &'static str {
+    c.map_or("none", Card::name)
+}
+
+/// The points of a hand whose tricks `played` shows, with trump `trump` (0-3).
+pub fn count_points(played: &Played, rules: &RuleSet, seats: &Seats, trump: u8) -> Points {
+    let sides = seats.side_names.len();
+    let mut pts = Points { counts: vec![0; sides], tricks: vec![0; sides], ..Points::default() };
+    for s in 0..seats.n {
+        if let Some(side) = usize::try_from(seats.side(s as i32)).ok().filter(|&x| x < sides) {
+            if let (Some(c), Some(t)) = (pts.counts.get_mut(side), pts.tricks.get_mut(side)) {
+                *c += played.counts.get(s).copied().unwrap_or(0);
+                *t += played.tricks_won.get(s).copied().unwrap_or(0);
+            }
+        }
+    }
+    let (hi, hi_card, _) = played.high.unwrap_or((-1, JOKER_LOW, -1));
+    let (lo, lo_card, lo_taker) = played.low.unwrap_or((-1, JOKER_LOW, -1));
+    pts.high_holder = hi;
+    pts.high_card = played.high.map(|_| hi_card);
+    pts.low_holder = lo;
+    pts.low_card = played.low.map(|_| lo_card);
+    let low_owner = if rules.low == Low::Holder { lo } else { lo_taker };
+    let taken = |card: Card, name: &'static str, worth: i32| {
+        let slot = usize::from(card.index());
+        let seat = played.card_taker.get(slot).copied().unwrap_or(-1);
+        let why = if seat >= 0 {
+            format!(
+                "{} took {} in trick {}",
+                seats.name(seat),
+                card.name(),
+                played.card_trick.get(slot).copied().unwrap_or(0)
+            )
+        } else {
+            format!("{} not in play", card.name())
+        };
+        Award { name, side: seats.side(seat).max(-1), worth, why }
+    };
+    let mut low_why = format!("{} held {}", seats.name(lo), card_name(pts.low_card));
+    if low_owner != lo {
+        low_why.push_str(&format!(", {} took it", seats.name(low_owner)));
+    }
+    let side_of = |seat: i32| if seat >= 0 { seats.side(seat) } else { -1 };
+    pts.awards.push(Award {
+        name: "High",
+        side: side_of(hi),
+        worth: 1,
+        why: format!("{} held {}", seats.name(hi), card_name(pts.high_card)),
+    });
+    pts.awards.push(Award { name: "Low", side: side_of(low_owner), worth: 1, why: low_why });
+    let jack = Card::of(9, trump);
+    pts.awards.push(taken(jack, "Jack", 1));
+    if rules.ten_point {
+        pts.awards.push(taken(off_jack(trump), "Off-jack", 1));
+        pts.awards.push(taken(JOKER_HIGH, "High joker", 1));
+        pts.awards.push(taken(JOKER_LOW, "Low joker", 1));
+    }
+    if rules.trey {
+        pts.awards.push(taken(Card::of(1, trump), "Trey", 3));
+    }
+    let game_award = if rules.game_point == GamePoint::Ten {
+        taken(Card::of(8, trump), "Game", 1)
+    } else {
+        let best = pts.counts.iter().copied().max().unwrap_or(0);
+        let unique = pts.counts.iter().filter(|&&c| c == best).count() == 1;
+        let side = if unique { pts.counts.iter().position(|&c| c == best).map_or(-1, |i| i as i32) } else { -1 };
+        let mut order: Vec<(usize, i32)> = pts.counts.iter().copied().enumerate().collect();
+        order.sort_by_key(|&(_, c)| -c);
+        let cs: Vec<String> = order
+            .iter()
+            .map(|&(i, c)| format!("{} {c}", seats.side_names.get(i).map_or("", String::as_str)))
+            .collect();
+        let mut why = cs.join(", ");
+        if side < 0 {
+            why.push_str(", a tie: nobody");
+        }
+        Award { name: "Game", side, worth: 1, why }
+    };
+    pts.awards.push(game_award);
+    let js = usize::from(jack.index());
+    pts.jack_taker = played.card_taker.get(js).copied().unwrap_or(-1);
+    pts.jack_trick = played.card_trick.get(js).copied().filter(|&t| t > 0);
+    pts
+}

@@ -1,0 +1,177 @@
+//! One resolved rule set, as the engine reads it.
+//!
+//! The presets and keys are declared once, in Python (`auditor.rules`); a game's rule set
+//! is resolved there (preset, then overrides by key) and handed to the core as one
+//! [`RuleSet`]. Every choice is an enum here, so the engine asks what a key says, never
+//! which preset it runs.
+
+/// The auction's shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Auction {
+    /// Each player bids once, clockwise from the dealer's left, dealer last.
+    OnceRound,
+    /// Bidding from the eldest hand's left; the eldest hand then sells or keeps.
+    Sell,
+}
+
+/// What happens when everybody passes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AllPass {
+    EldestPitches,
+    Redeal,
+    DealerBids,
+}
+
+/// Who scores Low.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Low {
+    Holder,
+    Taker,
+}
+
+/// What a player must play to a trick.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Follow {
+    FollowOrTrump,
+    Strict,
+    FreeWhenVoid,
+}
+
+/// Who wins when several sides could reach the target in one hand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GoingOut {
+    PitcherFirst,
+    PointsOrder,
+    BidderOnly,
+}
+
+/// What a top bid means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Smudge {
+    None,
+    WinsGame,
+    AllTricks,
+    Moon,
+}
+
+/// How the Game point is won.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GamePoint {
+    Count,
+    Ten,
+}
+
+/// The revoke penalty.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Revoke {
+    Bid,
+    HighestBid,
+}
+
+/// What the discard after trump throws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Discard {
+    NonTrumps,
+    AllNonTrumps,
+}
+
+/// How the first trick's trump is set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FirstTrickTrump {
+    Led,
+    Free,
+}
+
+/// One complete rule set. The names of the choices, as written in a `Rules` tag, are kept
+/// for the messages (`under strict a player ...`).
+#[derive(Clone, Debug)]
+pub struct RuleSet {
+    pub preset: String,
+    pub players: (u32, u32),
+    pub partnership: bool,
+    pub hand_size: u32,
+    pub deal_size: (u32, Vec<(u32, u32)>),
+    pub ten_point: bool,
+    pub min_bid: i32,
+    /// The highest bid, resolved (`max_bid=all` is the points in play).
+    pub top_bid: i32,
+    pub top_bid_words: Vec<String>,
+    pub auction: Auction,
+    pub dealer_steal: bool,
+    pub steal_smudge: bool,
+    pub all_pass: AllPass,
+    pub sold_contract: bool,
+    pub low: Low,
+    pub follow: Follow,
+    pub follow_name: String,
+    pub trumps_only: bool,
+    pub game: i32,
+    pub count_down: bool,
+    pub going_out: GoingOut,
+    pub smudge: Smudge,
+    pub trey: bool,
+    pub game_point: GamePoint,
+    pub revoke: Revoke,
+    pub club_settlement: bool,
+    pub draw: bool,
+    pub discard: Discard,
+    pub leftover_to_bidder: bool,
+    pub pitching: bool,
+    pub double_loss: bool,
+    pub first_trick_trump: FirstTrickTrump,
+    /// `key=value` settings this version cannot audit (E105), as resolved in Python.
+    pub unsupported: Vec<String>,
+}
+
+/// What a pitch in place of a bid is worth (pitching=on).
+pub const PITCH_VALUE: i32 = 4;
+
+impl RuleSet {
+    /// Cards dealt to each of `players`.
+    pub fn deal_size_for(&self, players: usize) -> u32 {
+        let (default, by) = &self.deal_size;
+        by.iter()
+            .find(|(n, _)| *n as usize == players)
+            .map_or(*default, |(_, v)| *v)
+    }
+
+    /// Whether hands change after trump is named: a draw, or a deal larger than the hand played.
+    pub fn has_exchange(&self, players: usize) -> bool {
+        self.draw || self.deal_size_for(players) > self.hand_size
+    }
+
+    /// The cards in the deck.
+    pub fn deck_size(&self) -> u32 {
+        if self.ten_point { 54 } else { 52 }
+    }
+
+    /// The number a bid word stands for; `None` for a word that is no bid.
+    pub fn bid_value(&self, word: &str) -> Option<i32> {
+        let w = word.to_lowercase();
+        if self.top_bid_words.iter().any(|t| *t == w) {
+            return Some(self.top_bid);
+        }
+        bid_number(&w)
+    }
+
+    /// What the table calls the top bid.
+    pub fn top_word(&self) -> &str {
+        self.top_bid_words.first().map_or("top bid", String::as_str)
+    }
+
+    /// The most seats this rule set can deal to: every player needs a hand from the deck.
+    pub fn max_seats(&self) -> usize {
+        (1..=64usize)
+            .take_while(|&n| self.deal_size_for(n) as usize * n <= self.deck_size() as usize)
+            .last()
+            .unwrap_or(1)
+    }
+}
+
+/// The number a bid word is, when it is one within range (ASCII digits, 0 to 99).
+pub fn bid_number(word: &str) -> Option<i32> {
+    if word.is_empty() || word.len() > 3 || !word.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    word.parse::<i32>().ok().filter(|&n| n <= 99)
+}
