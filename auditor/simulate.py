@@ -353,7 +353,8 @@ def simulate(preset: str, games: int = 10, seed: int = 0, players: int | None = 
              faults: tuple[str, ...] = (), rules_text: str = "") -> tuple[str, list[dict]]:
     """Games as notation text, and the answer key: the findings the faults must cause.
 
-    One fault of each named kind is injected into each game where a place for it fits.
+    One fault of each named kind is injected into each game where a place for it fits; the order
+    of ``faults`` does not matter.
     """
     rules = resolve_rules(None, f"{preset} {rules_text}".strip())
     rng = random.Random(seed)
@@ -363,6 +364,9 @@ def simulate(preset: str, games: int = 10, seed: int = 0, players: int | None = 
         raise ValueError(f"{preset} is for {lo}-{hi} players, not {n}")
     if rules.partnership and n not in (4, 6):
         raise ValueError(f"{preset} is played in teams of two: 4 or 6 players, not {n}")
+    # faults go in in FAULTS order, whatever the caller's: a revoke rewrites the sheet from the engine,
+    # which would undo a score, total or winner slip made before it (or cut the game before its hand)
+    faults = tuple(sorted(faults, key=lambda f: FAULTS.index(f) if f in FAULTS else len(FAULTS)))
     out: list[Game] = []
     injected: list[tuple[int, dict]] = []
     for gi in range(games):

@@ -68,6 +68,18 @@ def test_an_injected_revoke_is_found_at_its_trick_and_player():
         [(k["game"], k["hand"], k["trick"], k["player"]) for k in revokes]
 
 
+@pytest.mark.parametrize("faults", [("score", "revoke"), ("winner", "total", "score", "revoke")])
+def test_the_order_of_the_faults_does_not_matter(faults):
+    # a revoke rewrites the sheet from the engine: injected after a score slip it used to undo the
+    # slip (a wrong answer key) or cut the game before the slip's hand (StopIteration)
+    text, key = simulate("auction", games=5, seed=2, faults=faults)
+    assert (text, key) == simulate("auction", games=5, seed=2, faults=tuple(reversed(faults)))
+    assert {k["code"] for k in key} >= {"R501", "S601"}
+    games, _ = parse_text(text, "simulated")
+    findings = [f for r in audit_games(games) for f in r.findings]
+    assert sorted(finding_tuple(f) for f in findings) == sorted(answer_key_findings(key))
+
+
 HEAD = '[Rules "{rules}"]\n[Players "Ann Bob Cal Dee"]\n'
 
 

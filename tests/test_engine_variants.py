@@ -310,11 +310,13 @@ total NS 2, EW 5
     assert results[0].winner == "NS"
 
 
-def test_a_bid_below_the_minimum_with_nobody_else_bidding_stands_as_one_a304():
+def test_a_bid_below_the_minimum_with_nobody_else_bidding_is_one_a304_and_no_contract():
     text = MOON_MADE.replace("bids Ann moon, Bob pass, Cal pass, Dee pass", "bids Ann 3, Bob pass, Cal pass, Dee pass")
     results, findings = audit(text.replace("score NS 52, EW 0\ntotal NS 52, EW 0\nwinner NS\n", ""))
     assert [(f.code, f.subject) for f in findings] == [("A304", "Ann")]
-    assert results[0].hands[0].contract == 3
+    # a bid that is no legal bid is never a contract (only a forced dealer's bid stands as written)
+    hand = results[0].hands[0]
+    assert (hand.pitcher, hand.contract, hand.status) == ("Ann", 0, "played")
 
 
 def test_a_pitch_in_one_suit_and_a_lead_in_another_is_p404():

@@ -472,15 +472,15 @@ fn holding_from(g: &mut Game, o: &Obj<'_>) -> PyResult<Holding> {
     Ok(Holding {
         player: name_from(g, o, "player")?,
         cards: cards_from(o, "cards")?,
-        columns: crate::notation::Columns::new(),
-        column: 0,
+        columns: get::<Vec<u32>>(o, "columns")?.into_iter().collect(),
+        column: get(o, "column")?,
     })
 }
 
 fn named_from(g: &mut Game, o: &Obj<'_>) -> PyResult<Named> {
     Ok(Named {
         name: name_from(g, o, "name")?,
-        column: 0,
+        column: get(o, "column")?,
         meta: meta_from(o)?,
     })
 }
@@ -502,14 +502,21 @@ fn hand_from(g: &mut Game, o: &Obj<'_>) -> PyResult<Hand> {
         h.deal = Some(Deal {
             holdings,
             meta: meta_from(&d)?,
-            unreadable: Vec::new(),
-            incomplete: false,
+            unreadable: {
+                let mut names = Vec::new();
+                for n in d.getattr("unreadable")?.try_iter()? {
+                    let n: String = n?.extract()?;
+                    names.push(g.intern(&n));
+                }
+                names
+            },
+            incomplete: get(&d, "incomplete")?,
         });
     }
     if let Some(w) = opt_obj(o, "widow")? {
         h.widow = Some(Widow {
             cards: cards_from(&w, "cards")?,
-            columns: crate::notation::Columns::new(),
+            columns: get::<Vec<u32>>(&w, "columns")?.into_iter().collect(),
             meta: meta_from(&w)?,
         });
     }
@@ -522,13 +529,13 @@ fn hand_from(g: &mut Game, o: &Obj<'_>) -> PyResult<Hand> {
                     let w: String = get(&x, "word")?;
                     g.intern_word(&w)
                 },
-                column: 0,
+                column: get(&x, "column")?,
             });
         }
         h.bids = Some(Bids {
             bids,
             meta: meta_from(&b)?,
-            unreadable: false,
+            unreadable: get(&b, "unreadable")?,
         });
     }
     if let Some(t) = opt_obj(o, "trump")? {
@@ -537,7 +544,7 @@ fn hand_from(g: &mut Game, o: &Obj<'_>) -> PyResult<Hand> {
             .ok_or_else(|| PyValueError::new_err(format!("{n} is not a suit (0 to 3)")))?;
         h.trump = Some(TrumpLine {
             suit,
-            column: 0,
+            column: get(&t, "column")?,
             meta: meta_from(&t)?,
         });
     }
@@ -563,7 +570,7 @@ fn hand_from(g: &mut Game, o: &Obj<'_>) -> PyResult<Hand> {
         h.revokes.push(RevokeCall {
             player,
             trick: get(&x, "trick")?,
-            column: 0,
+            column: get(&x, "column")?,
             meta: meta_from(&x)?,
         });
     }
@@ -575,16 +582,16 @@ fn hand_from(g: &mut Game, o: &Obj<'_>) -> PyResult<Hand> {
             plays.push(Play {
                 player,
                 card: card_from(get(&p, "card")?)?,
-                column: 0,
+                column: get(&p, "column")?,
             });
         }
         let trick = Trick {
             number: get(&t, "number")?,
             plays,
             short: get(&t, "short")?,
-            column: 0,
+            column: get(&t, "column")?,
             meta: meta_from(&t)?,
-            unreadable: false,
+            unreadable: get(&t, "unreadable")?,
         };
         h.tricks.push(trick);
     }
@@ -595,14 +602,14 @@ fn hand_from(g: &mut Game, o: &Obj<'_>) -> PyResult<Hand> {
                 entries.push(ScoreEntry {
                     key: name_from(g, &e, "key")?,
                     value: get(&e, "value")?,
-                    column: 0,
+                    column: get(&e, "column")?,
                 });
             }
             let line = Some(ScoreLine {
                 kind,
                 entries,
                 meta: meta_from(&s)?,
-                unreadable: false,
+                unreadable: get(&s, "unreadable")?,
             });
             match kind {
                 ScoreKind::Score => h.score = line,
