@@ -240,6 +240,7 @@ def corpus_dir(corpus: Corpus, commit: str, faults: tuple[str, ...], seed: int, 
 
     params = {"preset": corpus.preset, "rules": corpus.rules, "players": corpus.seats, "faults": list(faults),
               "seed": seed, "chunk_hands": chunk_hands, "reference": commit,
+              "writer": os.environ.get("DIFF_GENERATE_WITH", "new"),
               "simulate_sha1": hashlib.sha1(Path(auditor.simulate.__file__).read_bytes()).hexdigest()}
     digest = hashlib.sha1(json.dumps(params, sort_keys=True).encode()).hexdigest()[:10]
     slug = re.sub(r"[^A-Za-z0-9]+", "-", corpus.name).strip("-")
@@ -273,9 +274,9 @@ def chunks(corpus: Corpus, commit: str, faults: tuple[str, ...], seed: int, chun
             per_game = sum(c["hands"] for c in done) / max(1, sum(c["games"] for c in done))
             games = 20 if not done else max(1, round(chunk_hands / max(per_game, 1.0)))
             chunk_seed = seed * 1_000_000 + i
-            ref = load_reference(commit)
+            writer = load_reference(commit) if os.environ.get("DIFF_GENERATE_WITH", "new") == "reference" else sys.modules["auditor.engine"]
             t0 = time.perf_counter()
-            with simulating_with(ref) as sim:
+            with simulating_with(writer) as sim:
                 text, _key = sim.simulate(corpus.preset, games=games, seed=chunk_seed, players=corpus.seats,
                                           faults=faults, rules_text=corpus.rules)
             seconds = time.perf_counter() - t0
@@ -304,6 +305,8 @@ class Tally:
     hands_skipped: int = 0
     findings: int = 0  # reference findings compared (after exclusions)
     excluded: int = 0  # findings dropped by exclusions, both sides
+    fixed_games: int = 0  # games where a corrected verdict (item 8) applies
+    fixed_findings: int = 0
     parse_problems: int = 0
     gen_hands: int = 0  # hands in the chunks read, and the seconds their simulation took
     gen_seconds: float = 0.0
@@ -329,14 +332,45 @@ def _fmt_hand(hs) -> str:
            f"total={dict(sorted(hs.total.items()))}"
 
 
+def fixed_hands(ref, new) -> set:
+    """The hands where one of the three verdicts the core corrects (issue 12, item 8) applies, by its rule.
+
+    (a) ``first_trick_trump=free``: a revoke in the free first trick (R501 in trick 1, new only);
+    (b) ``pitching=on``: a dealer's smudge over a pitch called A309 (reference only, "the suit already
+    pitched" with a takeover that was no pitch); (c) ``going_out=bidder-only``: the reference declares a
+    side the winner in a hand where it revoked (marked by the game, ``None``).
+    Everything in those hands, and the totals and winner after them, is left out of the comparison.
+    """
+    rules = ref.rules
+    out = set()
+    if rules is None:
+        return out
+    if rules.first_trick_trump == "free":
+        out |= {f.hand for f in new.findings if f.code == "R501" and f.trick == 1}
+    if rules.pitching:
+        out |= {f.hand for f in ref.findings if f.code == "A309" and "the suit already pitched" in f.message
+                and not any(g.code == "A309" and g.hand == f.hand for g in new.findings)}
+    if rules.going_out == "bidder-only" and ref.winner is not None:
+        won = next((h for h in ref.hands if h.hand == ref.won_in_hand), None)
+        if won is not None and ref.winner in won.revokers:
+            out.add(None)
+    return out
+
+
 def compare_game(ref, new, excluded: set[str], tally: Tally, where: str, show: int) -> None:
     kinds: Counter = Counter()
     notes: list[str] = []
     all_found = list(ref.findings) + list(new.findings)
-    skip_hands = {f.hand for f in all_found if f.code in excluded}
+    fixed = fixed_hands(ref, new)
+    if fixed:
+        tally.fixed_games += 1
+        tally.fixed_findings += sum(1 for f in all_found if f.hand in fixed or None in fixed and f.code == "S603")
+    gone = [f for f in all_found if f.code in excluded or f.hand in fixed or (None in fixed and f.code == "S603")]
+    skip_hands = {f.hand for f in gone} | (fixed - {None})
     tally.excluded += sum(f.code in excluded for f in all_found)
-    rf = Counter(finding_key(f) for f in ref.findings if f.code not in excluded)
-    nf = Counter(finding_key(f) for f in new.findings if f.code not in excluded)
+    gone_ids = {id(f) for f in gone}
+    rf = Counter(finding_key(f) for f in ref.findings if id(f) not in gone_ids)
+    nf = Counter(finding_key(f) for f in new.findings if id(f) not in gone_ids)
     tally.findings += sum(rf.values())
     only_ref, only_new = rf - nf, nf - rf
     if only_ref:
@@ -365,7 +399,7 @@ def compare_game(ref, new, excluded: set[str], tally: Tally, where: str, show: i
         if diff:
             notes.append(f"  hand {a.hand} (line {a.line}), differs in {', '.join(diff)}:\n"
                          f"    reference {_fmt_hand(a)}\n    new       {_fmt_hand(b)}")
-    if not skip_hands:
+    if not skip_hands and None not in fixed:
         for k in ("winner", "won_in_hand", "settlement"):
             if getattr(ref, k) != getattr(new, k):
                 kinds[k] += 1
@@ -456,13 +490,13 @@ def _rate(seconds: float, hands: int) -> str:
 
 def print_summary(tallies: list[Tally], show: int) -> int:
     width = max(len(t.corpus) for t in tallies + [Tally("corpus")])
-    head = (f"{'corpus':<{width}} {'games':>7} {'hands':>8} {'findings':>8} {'excl':>6} {'skip':>5} {'mism':>6}"
+    head = (f"{'corpus':<{width}} {'games':>7} {'hands':>8} {'findings':>8} {'excl':>6} {'fixed':>5} {'skip':>5} {'mism':>6}"
             f" | s/1k hands:{'gen':>6} {'parse':>6} {'ref':>6} {'new':>6}")
     rule = "-" * len(head)
 
     def row(t: Tally, mism: int) -> str:
         return (f"{t.corpus:<{width}} {t.games:>7} {t.hands:>8} {t.findings:>8} {t.excluded:>6} "
-                f"{t.hands_skipped:>5} {mism:>6} | {'':>11}{_rate(t.gen_seconds, t.gen_hands)} "
+                f"{t.fixed_games:>5} {t.hands_skipped:>5} {mism:>6} | {'':>11}{_rate(t.gen_seconds, t.gen_hands)} "
                 f"{_rate(t.parse_seconds, t.hands)} {_rate(t.ref_seconds, t.hands)} {_rate(t.new_seconds, t.hands)}")
 
     print(head)
@@ -471,7 +505,7 @@ def print_summary(tallies: list[Tally], show: int) -> int:
     for t in tallies:
         print(row(t, sum(t.mismatches.values()) + (1 if t.error else 0))
               + (f"  excluding {', '.join(t.exclusions)}" if t.exclusions else "") + ("  ERROR" if t.error else ""))
-        for k in ("games", "hands", "findings", "excluded", "hands_skipped", "parse_problems", "gen_hands",
+        for k in ("games", "hands", "findings", "excluded", "fixed_games", "fixed_findings", "hands_skipped", "parse_problems", "gen_hands",
                   "generated_now", "gen_seconds", "parse_seconds", "ref_seconds", "new_seconds"):
             setattr(total, k, getattr(total, k) + getattr(t, k))
         total.mismatches.update(t.mismatches)
@@ -479,7 +513,7 @@ def print_summary(tallies: list[Tally], show: int) -> int:
     mism = sum(total.mismatches.values()) + len(errors)
     print(rule)
     print(row(total, mism))
-    print(f"(excl: findings excluded, both sides; skip: hands not compared for an exclusion; mism: mismatches. "
+    print(f"(excl: findings excluded, both sides; fixed: games where a verdict the core corrects applies (item 8 of issue 12, see fixed_hands), left out; skip: hands not compared for an exclusion; mism: mismatches. "
           f"gen: simulating the corpus, as its manifest recorded it, {total.generated_now} hands simulated in this "
           f"run; parse: parse_text; ref, new: audit_games. Parse problems: {total.parse_problems})")
     if total.mismatches:
@@ -507,6 +541,9 @@ def main(argv: list[str] | None = None) -> int:
                                  epilog="See the module docstring (python -m pydoc bench/differential.py) for "
                                         "the cache and how exclusions work.")
     ap.add_argument("--ref", default="171b4de", help="git revision of the reference auditor/engine.py")
+    ap.add_argument("--generate-with", choices=("new", "reference"), default="new",
+                    help="the engine simulate writes the score sheets with (new: fast; either way both engines "
+                         "audit the same text, so a disagreement shows)")
     ap.add_argument("--hands", type=int, default=100_000, help="at least this many hands per corpus")
     ap.add_argument("--only", action="append", default=[], metavar="PATTERN",
                     help="corpora whose name matches this shell pattern (repeatable), e.g. 'tenpoint*'")
@@ -523,6 +560,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--list", action="store_true", help="list the corpora and exit")
     ap.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
     args = ap.parse_args(argv)
+    os.environ["DIFF_GENERATE_WITH"] = args.generate_with  # read by the workers too
 
     corpora = [c for c in CORPORA if not args.only or any(fnmatch.fnmatchcase(c.name, p) for p in args.only)]
     if args.list:
