@@ -45,8 +45,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from .engine import GameResult, audit_games
-from .notation import Finding, Game, expand_paths, iter_games
+from . import _core
+from .engine import GameResult, audit_games, core_rules, resolve_rules
+from .notation import Finding, Game, _not_text, _rules_check, expand_paths, iter_games
+from .rules import RulesError
 from .tables import SCHEMA_VERSION, SCHEMAS, TABLES, Rows, add_finding, add_game, game_key, legacy_game_key, \
     load_schema_doc
 
@@ -367,8 +369,26 @@ class TaskResult:
     results: list[GameResult] = field(default_factory=list)
 
 
+def audit_chunk(chunk: Chunk, override: str = "", jobs: int = 1) -> tuple[list[Finding], int, int, int, int, int]:
+    """Parse and audit one chunk in the core on ``jobs`` threads: (findings, games, hands, cards, unscored, bytes)."""
+    if chunk.start == 0:
+        with open(chunk.path, "rb") as f:
+            binary = _not_text(f.read(_core.SNIFF_BYTES), chunk.path)
+        if binary is not None:
+            return [binary], 0, 0, 0, 0, os.path.getsize(chunk.path)
+
+    def resolve(tag: str | None):
+        try:
+            return core_rules(resolve_rules(tag, override))
+        except RulesError:
+            return None
+
+    return _core.audit_file(chunk.path, chunk.start, chunk.end, chunk.first_line, chunk.first_game, jobs,
+                            _rules_check, resolve)
+
+
 def run_task(chunks: list[Chunk], override: str = "", staging: str | None = None,
-             keep_results: bool = False) -> TaskResult:
+             keep_results: bool = False, jobs: int = 1) -> TaskResult:
     """Parse and audit some chunks; write their tables as one staged batch when ``staging`` is given."""
     now = dt.datetime.now(dt.timezone.utc)
     out = TaskResult(chunks, [], None)
@@ -399,10 +419,28 @@ def run_task(chunks: list[Chunk], override: str = "", staging: str | None = None
         rows = Rows()
         pending, pending_hands = [], 0
 
+    fast = writer is None and not keep_results
     try:
         for chunk in chunks:
             games_here = 0
             source = chunk.path if chunk.path != "-" else "<stdin>"
+            if fast and chunk.path != "-":
+                # auditing only: the core parses and audits on its threads, and hands back findings and counts
+                try:
+                    found, games_here, hands, cards, unscored, nbytes = audit_chunk(chunk, override, jobs)
+                except OSError as e:
+                    f = Finding("E100", f"cannot read {chunk.path}: {e.strerror or e}", chunk.path, 0, 0)
+                    out.findings.append((None, f))
+                    out.games_per_chunk.append(0)
+                    continue
+                out.findings.extend((None, f) for f in found)
+                out.game_ids.extend([""] * games_here)
+                out.hands += hands
+                out.cards += cards
+                out.unscored += unscored
+                out.bytes += nbytes
+                out.games_per_chunk.append(games_here)
+                continue
             try:
                 stream = open(chunk.path, "rb") if chunk.path != "-" else os.fdopen(os.dup(0), "rb")
             except OSError as e:
@@ -542,6 +580,12 @@ def process(paths: Iterable[str], *, override: str = "", out: str | Path | None 
     files, missing = expand_paths(paths)
     stats = ImportStats(files=len(files))
     stats.findings.extend(missing)
+    if out is None and not keep_results and scheduler is None:
+        # auditing only: one process, each file parsed and audited by the core on `jobs` threads
+        tasks = [[Chunk(f)] for f in files]
+        results = (run_task(t, override, None, False, jobs) for t in tasks)
+        _collect(stats, results, set(), override, None, progress)
+        return stats
     tasks = plan_tasks(files, CHUNK_BYTES)
     runner = _Runner(jobs, scheduler)
     if out is None:

@@ -20,6 +20,7 @@ pub mod cards;
 pub mod rules;
 pub mod notation;
 pub mod engine;
+pub mod audit;
 pub mod scan;
 
 #[cfg(feature = "python")]

@@ -877,6 +877,129 @@ fn result_py<'py>(py: Python<'py>, res: &GameResult) -> PyResult<Obj<'py>> {
     Ok(d.into_any())
 }
 
+
+fn reported_py<'py>(py: Python<'py>, c: &Classes, r: &crate::audit::Reported, source: &Obj<'py>) -> PyResult<Obj<'py>> {
+    let f = &r.finding;
+    let opt = |s: &Option<String>| -> Obj<'py> {
+        s.as_ref().map_or_else(|| py.None().into_bound(py), |s| PyString::new(py, s).into_any())
+    };
+    let args = vec![
+        PyString::new(py, f.code.as_str()).into_any(),
+        PyString::new(py, &f.message).into_any(),
+        source.clone(),
+        f.line.into_pyobject(py)?.into_any(),
+        f.column.into_pyobject(py)?.into_any(),
+        PyString::new(py, &r.game).into_any(),
+        opt_int(py, f.hand.map(i64::from))?,
+        opt_int(py, f.trick.map(i64::from))?,
+        opt(&f.subject),
+        opt(&f.expected),
+        opt(&f.recorded),
+    ];
+    c.finding.bind(py).call1(PyTuple::new(py, args)?)
+}
+
+/// Rules tags resolved once per distinct text, from any thread.
+fn resolver(resolve: Py<PyAny>) -> impl Fn(Option<&str>) -> Option<std::sync::Arc<RuleSet>> + Send + Sync {
+    let cache: std::sync::Mutex<std::collections::HashMap<Option<String>, Option<std::sync::Arc<RuleSet>>>> =
+        std::sync::Mutex::new(std::collections::HashMap::new());
+    move |tag: Option<&str>| {
+        let key = tag.map(str::to_string);
+        if let Some(hit) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
+            return hit;
+        }
+        let got = Python::attach(|py| {
+            let r = resolve.bind(py).call1((tag,)).ok()?;
+            let r = r.cast::<PyRules>().ok()?;
+            Some(std::sync::Arc::new(r.get().inner.clone()))
+        });
+        if let Ok(mut c) = cache.lock() {
+            c.insert(key, got.clone());
+        }
+        got
+    }
+}
+
+/// Rules tag checks, cached per distinct text, from any thread.
+fn shared_check(check: Py<PyAny>) -> impl Fn() -> parser::RulesCheck + Sync {
+    type Cache = std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, Option<(String, usize)>>>>;
+    let cache: Cache = std::sync::Arc::new(std::sync::Mutex::new(std::collections::HashMap::new()));
+    let check = std::sync::Arc::new(check);
+    move || {
+        let cache = cache.clone();
+        let check = check.clone();
+        Box::new(move |value: &str| {
+            if let Some(hit) = cache.lock().ok().and_then(|c| c.get(value).cloned()) {
+                return hit;
+            }
+            let got = Python::attach(|py| {
+                let r = check.bind(py).call1((value,)).ok()?;
+                if r.is_none() {
+                    return None;
+                }
+                r.extract::<(String, usize)>().ok()
+            });
+            if let Ok(mut c) = cache.lock() {
+                c.insert(value.to_string(), got.clone());
+            }
+            got
+        })
+    }
+}
+
+/// Parse and audit the bytes `start..end` (`end` < 0: to the end) of the file at `path` on
+/// `jobs` threads, the GIL released. Returns the findings (as `auditor.notation.Finding`)
+/// and the counts: games, hands, cards, unscored hands, bytes.
+#[pyfunction]
+#[pyo3(signature = (path, start, end, first_line, first_game, jobs, rules_check, resolve))]
+#[allow(clippy::too_many_arguments)]
+fn audit_file<'py>(
+    py: Python<'py>,
+    path: &str,
+    start: u64,
+    end: i64,
+    first_line: u32,
+    first_game: u32,
+    jobs: usize,
+    rules_check: Py<PyAny>,
+    resolve: Py<PyAny>,
+) -> PyResult<(Bound<'py, PyList>, u64, u64, u64, u64, u64)> {
+    use std::io::{Read, Seek};
+    let check = shared_check(rules_check);
+    let resolve = resolver(resolve);
+    let path_owned = path.to_string();
+    let summary = py
+        .detach(move || -> std::io::Result<crate::audit::Summary> {
+            let mut f = std::fs::File::open(&path_owned)?;
+            f.seek(std::io::SeekFrom::Start(start))?;
+            let input: Box<dyn Read + Send> = if end >= 0 {
+                Box::new(f.take((end as u64).saturating_sub(start)))
+            } else {
+                Box::new(f)
+            };
+            let input = std::io::BufReader::with_capacity(1 << 20, input);
+            crate::audit::audit_stream(
+                input,
+                &path_owned,
+                first_line,
+                first_game,
+                jobs,
+                &check,
+                &resolve,
+                &|| crate::audit::NoRows,
+                &mut |_| {},
+            )
+        })
+        .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))?;
+    let c = classes(py)?;
+    let source = PyString::new(py, path).into_any();
+    let out = PyList::empty(py);
+    for r in &summary.findings {
+        out.append(reported_py(py, c, r, &source)?)?;
+    }
+    Ok((out, summary.games, summary.hands, summary.cards, summary.unscored, summary.bytes))
+}
+
 /// The position in play order of the card that takes a trick.
 #[pyfunction]
 #[pyo3(signature = (cards, trump, ten_point=false))]
@@ -1097,6 +1220,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyRules>()?;
     m.add_function(wrap_pyfunction!(audit_records, m)?)?;
     m.add_function(wrap_pyfunction!(trick_winner, m)?)?;
+    m.add_function(wrap_pyfunction!(audit_file, m)?)?;
     m.add_function(wrap_pyfunction!(legal_cards, m)?)?;
     m.add_function(wrap_pyfunction!(parse_card, m)?)?;
     m.add_function(wrap_pyfunction!(file_label, m)?)?;

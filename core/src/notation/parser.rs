@@ -199,7 +199,8 @@ pub fn file_label(source: &str) -> String {
     }
 }
 
-fn game_name(label: &str, game: &Game) -> String {
+/// A game's name: its `GameId`, else `label#N`.
+pub fn game_name(label: &str, game: &Game) -> String {
     match game.tag("GameId") {
         Some(id) if !id.is_empty() => id.to_string(),
         _ => format!("{label}#{}", game.index),
@@ -273,6 +274,12 @@ impl Parser {
             unreadable: Vec::new(),
             trick_toks: Vec::new(),
         }
+    }
+
+    /// Name games without a `GameId` `label#N` (by default the source's file name).
+    pub fn with_label(mut self, label: &str) -> Parser {
+        self.source_name = label.to_string();
+        self
     }
 
     /// Check each `Rules` tag with `check` (the rule keys are declared outside the notation).

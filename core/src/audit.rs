@@ -1,0 +1,276 @@
+//! Whole streams audited on every core: the input is cut at game boundaries into pieces,
+//! each piece parsed and audited on a worker thread, and the results put back in order.
+//!
+//! Memory stays flat in the input size: a bounded number of pieces is in flight, and
+//! what comes back is the findings and counts (and, for an import, the rows).
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+
+use crate::engine::{self, Finding, GameResult, Status};
+use crate::notation::parser::{Parser, RulesCheck, game_name};
+use crate::notation::{Code, Game};
+use crate::rules::RuleSet;
+
+/// How big a piece of input a worker takes at once.
+pub const PIECE_BYTES: usize = 4 << 20;
+
+/// Stands for the file label in names built on a worker, which does not know how many games
+/// come before its piece; no `GameId` can hold a NUL.
+const PLACEHOLDER: &str = "\u{0}";
+
+/// A finding with the game it belongs to.
+#[derive(Clone, Debug)]
+pub struct Reported {
+    pub game: String,
+    pub finding: Finding,
+}
+
+/// Resolves a game's `Rules` tag (None: no tag) to its rule set (None: not auditable, already reported).
+pub type Resolver = dyn Fn(Option<&str>) -> Option<Arc<RuleSet>> + Send + Sync;
+
+/// What a game gives to whoever consumes the results beside the counts (an import's rows).
+pub trait Sink: Send {
+    /// One game, as parsed and audited (`result` None: its rules could not be resolved).
+    fn game(&mut self, game: &Game, name: &str, parse_findings: &[Finding], result: Option<&GameResult>);
+}
+
+/// The counts and findings of a stream.
+#[derive(Debug, Default)]
+pub struct Summary {
+    pub games: u64,
+    pub hands: u64,
+    pub cards: u64,
+    /// Hands with tricks whose score could not be recomputed.
+    pub unscored: u64,
+    pub bytes: u64,
+    pub findings: Vec<Reported>,
+}
+
+struct PieceOut<S> {
+    games: u32,
+    summary: Summary,
+    sink: S,
+}
+
+/// Where to cut `data` so that each piece starts at a game's first tag line: before a tag
+/// line that follows a `hand N` line (the parser opens a new game there, whatever else).
+/// Returns the cut offsets (each a line start) and the line count up to the last cut.
+fn cut_points(data: &[u8], target: usize) -> (Vec<usize>, u32) {
+    let mut cuts = Vec::new();
+    let mut lines_before_cut = 0u32;
+    let mut lines = 0u32;
+    let mut start = 0usize;
+    let mut piece_start = 0usize;
+    let mut after_hand = false;
+    while start < data.len() {
+        let end = memchr::memchr(b'\n', data.get(start..).unwrap_or(&[])).map_or(data.len(), |i| start + i + 1);
+        let line = data.get(start..end).unwrap_or(&[]);
+        let body = line.trim_ascii_start();
+        if body.first() == Some(&b'[') {
+            if after_hand && start - piece_start >= target {
+                cuts.push(start);
+                lines_before_cut = lines;
+                piece_start = start;
+            }
+            after_hand = false;
+        } else if let Some(rest) = body.strip_prefix(b"hand") {
+            let digits = rest.trim_ascii_start();
+            let n = digits.iter().take_while(|b| b.is_ascii_digit()).count();
+            if rest.first().is_some_and(u8::is_ascii_whitespace) && (1..=4).contains(&n) {
+                after_hand = true;
+            }
+        }
+        lines += 1;
+        start = end;
+    }
+    (cuts, lines_before_cut)
+}
+
+fn audit_piece<S: Sink>(
+    data: &[u8],
+    source: &str,
+    first_line: u32,
+    check: RulesCheck,
+    resolve: &Resolver,
+    mut sink: S,
+) -> PieceOut<S> {
+    let mut p = Parser::new(source, first_line, 0).with_label(PLACEHOLDER).with_rules_check(check);
+    p.feed(data);
+    p.finish();
+    let games = p.take_games();
+    let mut parse_findings = p.take_findings();
+    let mut summary = Summary { bytes: data.len() as u64, ..Summary::default() };
+    let mut by_game: HashMap<String, Vec<Finding>> = HashMap::new();
+    for f in parse_findings.drain(..) {
+        let ef = Finding {
+            code: f.code,
+            message: f.message,
+            line: f.line,
+            column: f.column,
+            hand: f.hand,
+            trick: None,
+            subject: None,
+            expected: f.expected,
+            recorded: f.recorded,
+        };
+        by_game.entry(f.game).or_default().push(ef);
+    }
+    for g in &games {
+        let name = game_name(PLACEHOLDER, g);
+        let pf = by_game.remove(&name).unwrap_or_default();
+        summary.games += 1;
+        summary.hands += g.hands.len() as u64;
+        let result = resolve(g.tag("Rules")).map(|r| engine::audit_game(g, &r));
+        sink.game(g, &name, &pf, result.as_ref());
+        summary.findings.extend(pf.into_iter().map(|finding| Reported { game: name.clone(), finding }));
+        if let Some(res) = result {
+            summary.cards += res.cards_played;
+            summary.unscored += res.hands.iter().filter(|h| h.status == Status::Unplayable).count() as u64;
+            summary.findings.extend(res.findings.into_iter().map(|finding| Reported { game: name.clone(), finding }));
+        }
+    }
+    // findings outside any game (a statement before the first tag)
+    let mut rest: Vec<(String, Vec<Finding>)> = by_game.into_iter().collect();
+    rest.sort_by_key(|(_, fs)| fs.first().map_or(0, |f| f.line));
+    for (game, fs) in rest {
+        summary.findings.extend(fs.into_iter().map(|finding| Reported { game: game.clone(), finding }));
+    }
+    PieceOut { games: games.len() as u32, summary, sink }
+}
+
+/// Put the real file label and game numbers into the names made on a worker.
+fn rename(name: &str, label: &str, offset: u32) -> String {
+    match name.strip_prefix(PLACEHOLDER).and_then(|r| r.strip_prefix('#')) {
+        Some(n) => format!("{label}#{}", n.parse::<u32>().unwrap_or(0).saturating_add(offset)),
+        None => name.to_string(),
+    }
+}
+
+/// Parse and audit a whole stream on `jobs` threads. `first_line` and `first_game` place a
+/// stream that is a piece of a larger file. `check` makes a `Rules` tag check for each
+/// worker; `new_sink` a sink for each piece, handed back in input order to `merge`.
+#[allow(clippy::too_many_arguments)]
+pub fn audit_stream<R: Read, S: Sink + 'static>(
+    mut input: R,
+    source: &str,
+    first_line: u32,
+    first_game: u32,
+    jobs: usize,
+    check: &(dyn Fn() -> RulesCheck + Sync),
+    resolve: &Resolver,
+    new_sink: &(dyn Fn() -> S + Sync),
+    merge: &mut dyn FnMut(S),
+) -> std::io::Result<Summary> {
+    let jobs = jobs.max(1);
+    let label = crate::notation::parser::file_label(source);
+    let mut total = Summary::default();
+    let (work_tx, work_rx) = mpsc::sync_channel::<(usize, Vec<u8>, u32)>(jobs);
+    let work_rx = Mutex::new(work_rx);
+    let (done_tx, done_rx) = mpsc::channel::<(usize, PieceOut<S>)>();
+    std::thread::scope(|scope| -> std::io::Result<()> {
+        for _ in 0..jobs {
+            let done_tx = done_tx.clone();
+            let work_rx = &work_rx;
+            scope.spawn(move || {
+                loop {
+                    let next = work_rx.lock().ok().and_then(|rx| rx.recv().ok());
+                    let Some((seq, data, line)) = next else { break };
+                    let out = audit_piece(&data, source, line, check(), resolve, new_sink());
+                    if done_tx.send((seq, out)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(done_tx);
+        let mut pending: std::collections::BTreeMap<usize, PieceOut<S>> = std::collections::BTreeMap::new();
+        let mut next_out = 0usize;
+        let mut games_before = first_game;
+        let mut take = |seq: usize, out: PieceOut<S>, pending: &mut std::collections::BTreeMap<usize, PieceOut<S>>| {
+            pending.insert(seq, out);
+            while let Some(out) = pending.remove(&next_out) {
+                let PieceOut { games, summary, sink } = out;
+                total.games += summary.games;
+                total.hands += summary.hands;
+                total.cards += summary.cards;
+                total.unscored += summary.unscored;
+                total.bytes += summary.bytes;
+                total.findings.extend(summary.findings.into_iter().map(|mut r| {
+                    r.game = rename(&r.game, &label, games_before);
+                    r
+                }));
+                merge(sink);
+                games_before = games_before.saturating_add(games);
+                next_out += 1;
+            }
+        };
+        let mut buf: Vec<u8> = Vec::new();
+        let mut line = first_line;
+        let mut seq = 0usize;
+        let mut received = 0usize;
+        let mut eof = false;
+        while !eof {
+            let mut block = vec![0u8; PIECE_BYTES];
+            let mut filled = 0;
+            while filled < block.len() {
+                match input.read(block.get_mut(filled..).unwrap_or(&mut [])) {
+                    Ok(0) => {
+                        eof = true;
+                        break;
+                    }
+                    Ok(k) => filled += k,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            block.truncate(filled);
+            buf.extend_from_slice(&block);
+            let (cuts, lines) = if eof { (Vec::new(), 0) } else { cut_points(&buf, PIECE_BYTES / 2) };
+            let piece_end = if eof { buf.len() } else { cuts.last().copied().unwrap_or(0) };
+            if piece_end == 0 && !eof {
+                continue; // no game boundary yet: read on
+            }
+            let rest = buf.split_off(piece_end);
+            let piece = std::mem::replace(&mut buf, rest);
+            let piece_lines = if eof { 0 } else { lines };
+            if !piece.is_empty() {
+                if work_tx.send((seq, piece, line)).is_err() {
+                    break;
+                }
+                seq += 1;
+            }
+            line = line.saturating_add(piece_lines);
+            while let Ok((s, out)) = done_rx.try_recv() {
+                received += 1;
+                take(s, out, &mut pending);
+            }
+        }
+        drop(work_tx);
+        while received < seq {
+            match done_rx.recv() {
+                Ok((s, out)) => {
+                    received += 1;
+                    take(s, out, &mut pending);
+                }
+                Err(_) => break,
+            }
+        }
+        Ok(())
+    })?;
+    Ok(total)
+}
+
+/// A sink that keeps nothing: auditing only.
+pub struct NoRows;
+
+impl Sink for NoRows {
+    fn game(&mut self, _: &Game, _: &str, _: &[Finding], _: Option<&GameResult>) {}
+}
+
+/// A finding for a stream that could not be read.
+pub fn unreadable(message: String) -> Finding {
+    Finding::new(Code::E100, message, 0, 0)
+}
