@@ -388,6 +388,7 @@ def with_overrides(rules: Rules, text: str, base_offset: int = 0) -> Rules:
     """``rules`` with the ``key=value`` words of ``text`` applied, in order."""
     changes: dict[str, Any] = {}
     pos = 0
+    players_at = base_offset
     for word in text.split():
         at = text.index(word, pos)
         pos = at + len(word)
@@ -401,7 +402,27 @@ def with_overrides(rules: Rules, text: str, base_offset: int = 0) -> Rules:
             changes[name] = parse_value(key, value)
         except ValueError as e:
             raise RulesError(str(e), base_offset + at + len(name) + 1) from None
-    return replace(rules, **changes) if changes else rules
+        if name == "players":
+            players_at = base_offset + at
+    if not changes:
+        return rules
+    out = replace(rules, **changes)
+    most = max_seats(out)
+    if out.players[1] > most:
+        raise RulesError(f"players={format_value(KEY_BY_NAME['players'], out.players)}: the {out.deck}-card deck deals "
+                         f"{out.deal_size_for(most + 1)} cards each to at most {most} players", players_at)
+    return out
+
+
+def max_seats(rules: Rules) -> int:
+    """The most players a rule set can deal to: each needs ``deal_size`` cards from the deck.
+
+    >>> max_seats(preset("cutthroat")), max_seats(preset("tenpoint"))
+    (8, 6)
+    """
+    from . import _core  # the core's one definition
+
+    return _core.Rules(rules).max_seats
 
 
 def parse_rules(text: str) -> Rules:

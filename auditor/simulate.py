@@ -23,7 +23,7 @@ from .notation import (Bid, Bids, Deal, Exchange, Finding, Game, Hand, Holding, 
                        Tag, Trick, TrumpLine, Widow, parse_text, write_games)
 from .rules import Rules
 
-NAMES = ("Ann", "Bob", "Cal", "Dee", "Eve", "Fay", "Gus", "Hal")
+NAMES = ("Ann", "Bob", "Cal", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jon")  # as many as `players` allows
 FAULTS = ("revoke", "score", "total", "winner")
 
 

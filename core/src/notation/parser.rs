@@ -960,7 +960,15 @@ impl Parser {
             return;
         };
         let column = at.line.col(*tat);
-        if let Some(name) = self.name_ok(name, column, "player", false) {
+        let known = self.name_ok(name, column, "player", false);
+        // a dealer not seated (already an E104) is kept as written: the engine then goes by the
+        // bidding order, and does not also report a missing dealer line
+        let name = match known {
+            Some(n) => Some(n),
+            None if is_name(name) => self.building.as_mut().map(|b| b.game.intern(name)),
+            None => None,
+        };
+        if let Some(name) = name {
             self.store(remark, |h, meta| {
                 h.dealer = Some(Named { name, column, meta });
             });
@@ -1238,8 +1246,15 @@ impl Parser {
         }
         let text = line.text;
         let mut toks = line.tokens(b0, b1);
+        // `1 Ann:AS ...`: a trick number without its dot is still the trick's number (one finding)
+        let mut undotted: Option<usize> = None;
         match toks.next() {
             Some((_, tok)) if trick_number(tok).is_some() => {}
+            Some((at, tok)) if is_digits(tok) && tok.len() <= 2 && toks.next().is_some_and(|(_, t)| t.contains(':')) => {
+                let m = format!("a trick number is followed by a dot: write `{tok}.` (read as trick {tok})");
+                self.problem(Code::E101, m, line.col(at));
+                undotted = Some(at);
+            }
             first => {
                 let at = first.map_or(b0, |(p, _)| p);
                 let m = "a trick starts with its number and a dot: `1. Ann:AS Bob:3S ...`";
@@ -1254,7 +1269,7 @@ impl Parser {
         let mut current: Option<(Option<u32>, u32)> = None;
         let mut pushed = 0usize;
         for (tat, tok) in line.tokens(b0, b1) {
-            if let Some(digits) = trick_number(tok) {
+            if let Some(digits) = trick_number(tok).or((undotted == Some(tat)).then_some(tok)) {
                 if let Some(cur) = current.take() {
                     pushed += usize::from(self.trick(line, cur, &scratch, &mut comments));
                 }
