@@ -17,8 +17,8 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from .cards import SUITS, effective_suit, rank_of, suit_of, trump_strength
-from .engine import PITCH_VALUE, audit_games, resolve_rules, trick_winner_pos
+from .cards import SUITS, effective_suit, mask_of, rank_of, suit_of, trump_strength
+from .engine import PITCH_VALUE, audit_games, legal_cards, resolve_rules, trick_winner_pos
 from .notation import (Bid, Bids, Deal, Exchange, Finding, Game, Hand, Holding, Named, Play, ScoreEntry, ScoreLine,
                        Tag, Trick, TrumpLine, Widow, parse_text, write_games)
 from .rules import Rules
@@ -49,22 +49,10 @@ def _best_suit(cards: list[int], rules: Rules) -> tuple[int, int]:
                key=lambda x: (x[0], sum(1 for c in cards if _is_trump(c, x[1], rules))))
 
 
-def _legal(hand: list[int], trick: list[int], trump: int, rules: Rules) -> list[int]:
-    tp = rules.ten_point
-    trumps = [c for c in hand if _is_trump(c, trump, rules)]
-    if rules.trumps_only:
-        return trumps
-    if not trick:
-        return list(hand)
-    led = effective_suit(trick[0], trump, tp)
-    follow = [c for c in hand if effective_suit(c, trump, tp) == led]
-    if follow:
-        if rules.follow == "follow-or-trump" and led != trump:
-            return follow + trumps
-        return follow
-    if rules.follow == "strict" and trumps:
-        return trumps
-    return list(hand)
+def _legal(hand: list[int], trick: list[int], trump: int, rules: Rules, t: int, lead: int | None) -> list[int]:
+    """The cards of ``hand`` the engine accepts in trick ``t`` (0-based): the core's one definition."""
+    ok = legal_cards(rules, trump, mask_of(hand), t, lead, trick[0] if trick else None)
+    return [c for c in hand if ok >> c & 1]
 
 
 def _strength_in_trick(c: int, led: int, trump: int, rules: Rules) -> int:
@@ -72,8 +60,9 @@ def _strength_in_trick(c: int, led: int, trump: int, rules: Rules) -> int:
     return 100 + t if t >= 0 else (rank_of(c) if effective_suit(c, trump, rules.ten_point) == led else -1)
 
 
-def _choose(hand: list[int], trick: list[int], trump: int, rules: Rules, rng: random.Random) -> int:
-    legal = _legal(hand, trick, trump, rules)
+def _choose(hand: list[int], trick: list[int], trump: int, rules: Rules, rng: random.Random, t: int,
+            lead: int | None) -> int:
+    legal = _legal(hand, trick, trump, rules, t, lead)
     if not trick:
         trumps = [c for c in legal if _is_trump(c, trump, rules)]
         if trumps and rng.random() < 0.6:
@@ -212,7 +201,8 @@ def _play_hand(rules: Rules, names: list[str], number: int, dealer: int, rng: ra
                 if not exchanging:
                     trump = suit_of(c)
             else:
-                c = _choose(held[s], cards, trump, rules, rng)
+                lead = tricks[0].plays[0].card if tricks else (cards[0] if cards else None)
+                c = _choose(held[s], cards, trump, rules, rng, t, lead)
             held[s].remove(c)
             cards.append(c)
         plays = tuple(Play(None if short else names[s], c) for s, c in zip(seats, cards))
