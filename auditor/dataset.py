@@ -29,21 +29,21 @@ import fcntl
 import hashlib
 import io
 import json
-import multiprocessing as mp
 import os
 import re
 import shutil
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.parquet as pq
+from ._lazy import lazy
+
+pa = lazy("pyarrow")
+pc = lazy("pyarrow.compute")
+pq = lazy("pyarrow.parquet")
 
 from . import _core
 from .engine import GameResult, audit_games, core_rules, resolve_rules
@@ -393,7 +393,8 @@ def run_task(chunks: list[Chunk], override: str = "", staging: str | None = None
     now = dt.datetime.now(dt.timezone.utc)
     out = TaskResult(chunks, [], None)
     writer = BatchWriter(Path(staging)) if staging else None
-    rows = Rows()
+    fast = writer is None and not keep_results  # auditing only: the core's threads, no rows
+    rows = Rows() if not fast else None
     pending: list[tuple[Game, list[Finding]]] = []
     pending_hands = 0
     seen: set[str] = set()
@@ -419,7 +420,7 @@ def run_task(chunks: list[Chunk], override: str = "", staging: str | None = None
         rows = Rows()
         pending, pending_hands = [], 0
 
-    fast = writer is None and not keep_results
+
     try:
         for chunk in chunks:
             games_here = 0
@@ -472,7 +473,8 @@ def run_task(chunks: list[Chunk], override: str = "", staging: str | None = None
                 out.bytes += (chunk.end if chunk.end >= 0 else stream.tell()) - chunk.start if chunk.path != "-" \
                     else 0
             out.games_per_chunk.append(games_here)
-        flush()
+        if not fast:
+            flush()
         out.batch = writer.close() if writer is not None else None
     except BaseException:
         if writer is not None:
@@ -537,6 +539,9 @@ class _Runner:
             for t in tasks:
                 yield run_task(t, *args)
         else:
+            import multiprocessing as mp  # here: a process pool is the rare path, and its import is slow
+            from concurrent.futures import ProcessPoolExecutor
+
             with ProcessPoolExecutor(max_workers=self.jobs, mp_context=mp.get_context("spawn")) as pool:
                 window: deque = deque()
                 for t in tasks:  # a bounded number in flight keeps memory flat

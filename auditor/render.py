@@ -17,15 +17,17 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
+from ._lazy import lazy
+
+pa = lazy("pyarrow")
+pq = lazy("pyarrow.parquet")
 from rich.console import Console
-from rich.measure import Measurement
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
-from rich.table import Table
 
 from .findings import by_code, format_text, sort_key
 from .notation import Finding
+
+#: The narrowest layout `auditor replay` draws (narrower terminals wrap).
+MIN_WIDTH = 60
 
 FORMATS = ("table", "text", "csv", "json", "jsonl", "parquet")
 
@@ -91,6 +93,8 @@ def _plain(v: Any) -> Any:
 def rich_table(rows: Sequence[dict[str, Any]], columns: Sequence[str] | None = None, title: str | None = None) -> Table:
     """Rows as a rich table; numbers right-aligned, floats to two places."""
     cols = list(columns or (rows[0].keys() if rows else []))
+    from rich.table import Table
+
     t = Table(title=title, show_lines=False, header_style="bold")
     for i, c in enumerate(cols):
         numeric = any(isinstance(r.get(c), int | float) and not isinstance(r.get(c), bool) for r in rows)
@@ -103,6 +107,8 @@ def rich_table(rows: Sequence[dict[str, Any]], columns: Sequence[str] | None = N
 def _natural_width(table: Table) -> int:
     """The width a table needs to print without folding any cell."""
     probe = Console(width=100_000)
+    from rich.measure import Measurement
+
     return max(40, Measurement.get(probe, probe.options, table).maximum)
 
 
@@ -154,6 +160,8 @@ def progress_bar(total_bytes: int, label: str = "importing"):
     if not console.is_terminal or total_bytes <= 0:
         yield lambda done: None
         return
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+
     with Progress(TextColumn(label), BarColumn(), DownloadColumn(), TimeRemainingColumn(), console=console,
                   transient=True) as prog:
         task = prog.add_task(label, total=total_bytes)

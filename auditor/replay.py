@@ -33,9 +33,9 @@ from .cards import CARD_COUNT, CARD_NAMES, JOKER_HIGH, SUIT_NAMES, SUIT_SYMBOLS,
 from .engine import GameResult, HandScore, trick_winner_pos
 from .findings import severity_of, sort_key
 from .notation import Finding, Game, Hand
+from .render import MIN_WIDTH
 from .rules import Rules
 
-MIN_WIDTH = 60
 WIDE_WIDTH = 120  # from here on, panels go side by side (the scores table needs room)
 #: Four-colour deck: hearts and diamonds stay apart at a glance, and spades use the
 #: terminal's own foreground so they read on dark and light backgrounds alike.

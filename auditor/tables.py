@@ -11,24 +11,19 @@ import datetime as dt
 import hashlib
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 
-import pyarrow as pa
+from ._lazy import lazy
+
+pa = lazy("pyarrow")
 
 from . import _core
 from .cards import CARD_NAMES, RANKS, SUITS, suit_of, trump_order
 from .engine import PITCH_VALUE, GameResult
 from .findings import kind_of, severity_of
 from .notation import Finding, Game, write_game
-
-_TYPES = {
-    "string": pa.string(), "bool": pa.bool_(), "int8": pa.int8(), "int16": pa.int16(), "int32": pa.int32(),
-    "int64": pa.int64(), "date32": pa.date32(), "timestamp": pa.timestamp("us", tz="UTC"),
-    "list<string>": pa.list_(pa.string()),
-}
-
 
 def load_schema_doc() -> dict:
     """The parsed ``schemas/tables.json``."""
@@ -37,11 +32,39 @@ def load_schema_doc() -> dict:
 
 _DOC = load_schema_doc()
 SCHEMA_VERSION: int = _DOC["schema_version"]
-SCHEMAS: dict[str, pa.Schema] = {
-    name: pa.schema([pa.field(c, _TYPES[t], metadata={"doc": d}) for c, t, d in spec["columns"]],
-                    metadata={"doc": spec["doc"], "schema_version": str(SCHEMA_VERSION)})
-    for name, spec in _DOC["tables"].items()
-}
+
+
+class _Schemas(Mapping):
+    """Table name to its Arrow schema, built from ``schemas/tables.json`` on first use (pyarrow loads then)."""
+
+    def __init__(self) -> None:
+        self._built: dict | None = None
+
+    def _all(self) -> dict:
+        if self._built is None:
+            types = {
+                "string": pa.string(), "bool": pa.bool_(), "int8": pa.int8(), "int16": pa.int16(),
+                "int32": pa.int32(), "int64": pa.int64(), "date32": pa.date32(),
+                "timestamp": pa.timestamp("us", tz="UTC"), "list<string>": pa.list_(pa.string()),
+            }
+            self._built = {
+                name: pa.schema([pa.field(c, types[t], metadata={"doc": d}) for c, t, d in spec["columns"]],
+                                metadata={"doc": spec["doc"], "schema_version": str(SCHEMA_VERSION)})
+                for name, spec in _DOC["tables"].items()
+            }
+        return self._built
+
+    def __getitem__(self, name: str):
+        return self._all()[name]
+
+    def __iter__(self):
+        return iter(_DOC["tables"])
+
+    def __len__(self) -> int:
+        return len(_DOC["tables"])
+
+
+SCHEMAS: Mapping = _Schemas()
 TABLES = tuple(SCHEMAS)
 
 

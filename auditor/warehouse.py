@@ -40,12 +40,15 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-import duckdb
-import pyarrow as pa
-import pyarrow.parquet as pq
+from ._lazy import lazy
+
+duckdb = lazy("duckdb")
+pa = lazy("pyarrow")
+pq = lazy("pyarrow.parquet")
 
 from .rules import RulesError, parse_rules
 from .dataset import ImportStats, batch_schema_versions, current, has_current_columns, import_paths, table_files, \
@@ -54,11 +57,14 @@ from .tables import SCHEMA_VERSION, SCHEMAS, TABLES
 
 # DuckDB types of the Arrow types in schemas/tables.json: an empty table's view must have
 # the same columns and types as a view over its Parquet files.
-_DUCK_TYPES = {
-    pa.string(): "VARCHAR", pa.bool_(): "BOOLEAN", pa.int8(): "TINYINT", pa.int16(): "SMALLINT",
-    pa.int32(): "INTEGER", pa.int64(): "BIGINT", pa.date32(): "DATE",
-    pa.timestamp("us", tz="UTC"): "TIMESTAMP WITH TIME ZONE", pa.list_(pa.string()): "VARCHAR[]",
-}
+@lru_cache(maxsize=None)
+def _duck_types() -> dict:
+    return {
+        pa.string(): "VARCHAR", pa.bool_(): "BOOLEAN", pa.int8(): "TINYINT", pa.int16(): "SMALLINT",
+        pa.int32(): "INTEGER", pa.int64(): "BIGINT", pa.date32(): "DATE",
+        pa.timestamp("us", tz="UTC"): "TIMESTAMP WITH TIME ZONE", pa.list_(pa.string()): "VARCHAR[]",
+    }
+
 
 # PRAGMAs that only report; every other PRAGMA (import_database, enable_profiling with its
 # output file, ...) is refused.
@@ -184,7 +190,7 @@ def _raw_view_sql(table: str, source: str | None, by_name: bool = False) -> str:
     where needed: otherwise the first file gives the columns, and every batch has them.
     """
     names = ", ".join(_ident(f.name) for f in SCHEMAS[table])
-    empty = "SELECT " + ", ".join(f"CAST(NULL AS {_DUCK_TYPES[f.type]}) AS {_ident(f.name)}"
+    empty = "SELECT " + ", ".join(f"CAST(NULL AS {_duck_types()[f.type]}) AS {_ident(f.name)}"
                                   for f in SCHEMAS[table]) + " LIMIT 0"
     if source is None:
         return f"CREATE VIEW {table} AS {empty}"
@@ -500,7 +506,7 @@ def schema_rows(wh: Warehouse) -> list[dict]:
         table_doc = SCHEMAS[t].metadata[b"doc"].decode()
         for f in SCHEMAS[t]:
             rows.append({"view": t, "kind": "raw", "column": f.name,
-                         "type": dict(types.get(t, [])).get(f.name, _DUCK_TYPES[f.type]),
+                         "type": dict(types.get(t, [])).get(f.name, _duck_types()[f.type]),
                          "meaning": f.metadata[b"doc"].decode(), "about": table_doc})
     for name, obj in objects.items():
         if obj.kind == "macro":

@@ -17,10 +17,12 @@ from ..notation import expand_paths, format_bytes
 from ..render import emit_rows, print_findings, progress_bar, stderr_console, stdout_console, summary_lines, \
     write_atomic
 from ..rules import KEYS, PRESETS, RulesError, format_value
-from ..simulate import FAULTS, simulate as run_simulation
+from .._lazy import lazy
 from ..dataset import DatasetError, import_paths, process
 from ..dataset import compact as compact_dataset
-from ..warehouse import summarize_batch  # the per-game counters each new batch gets (`auditor stats` reads them)
+
+sim = lazy("auditor.simulate")
+wh = lazy("auditor.warehouse")  # summarize_batch: the per-game counters each new batch gets (`auditor stats` reads them)
 from . import EXIT_CLEAN, EXIT_FAILED, EXIT_FINDINGS, app, fail
 
 Paths = Annotated[list[str], typer.Argument(help="log files, folders (searched for *.pitch), or - for stdin")]
@@ -65,7 +67,7 @@ def import_cmd(
     try:
         with progress_bar(_total_bytes(paths)) as tick:
             stats = import_paths(paths, out, override=rules, progress=tick, jobs=jobs, scheduler=scheduler,
-                                 summarize=summarize_batch)
+                                 summarize=wh.summarize_batch)
     except DatasetError as e:
         raise fail(f"{e.strerror or e}; the dataset is unchanged")
     missing = [f for f in stats.findings if f.code == "E100"]
@@ -112,7 +114,7 @@ def audit(
     try:
         with progress_bar(_total_bytes(paths), "auditing") as tick:
             stats = process(paths, override=rules, out=out, progress=tick, jobs=jobs, scheduler=scheduler,
-                            summarize=summarize_batch if out else None)
+                            summarize=wh.summarize_batch if out else None)
     except DatasetError as e:
         raise fail(f"{e.strerror or e}; the dataset is unchanged")
     missing = [f for f in stats.findings if f.code == "E100"]
@@ -245,18 +247,18 @@ def simulate(
     games: Annotated[int, typer.Option("--games", min=1, help="number of games")] = 10,
     seed: Annotated[int, typer.Option("--seed", help="random seed (same seed, same games)")] = 0,
     players: Annotated[int | None, typer.Option("--players", min=2, help="number of players")] = None,
-    faults: Annotated[str, typer.Option("--faults", help=f"comma-separated: {', '.join(FAULTS)}")] = "",
+    faults: Annotated[str, typer.Option("--faults", help="comma-separated: revoke, score, total, winner")] = "",
     output: Annotated[str | None, typer.Option("--output", "-o", help="write the log here (default stdout)")] = None,
     key: Annotated[str | None, typer.Option("--key", help="answer key file (default OUTPUT.key.json)")] = None,
 ) -> None:
     """Write legal games played by simple bots, optionally with injected faults and an answer key."""
     wanted = tuple(f for f in faults.split(",") if f)
-    bad = [f for f in wanted if f not in FAULTS]
+    bad = [f for f in wanted if f not in sim.FAULTS]
     if bad:
-        raise fail(f"unknown fault {bad[0]!r} (known: {', '.join(FAULTS)})")
+        raise fail(f"unknown fault {bad[0]!r} (known: {', '.join(sim.FAULTS)})")
     words = rules.split()
     try:
-        text, answers = run_simulation(words[0], games, seed, players, wanted, " ".join(words[1:]))
+        text, answers = sim.simulate(words[0], games, seed, players, wanted, " ".join(words[1:]))
     except (RulesError, ValueError) as e:
         raise fail(str(e))
     key_path = key or (f"{output}.key.json" if output else None)
@@ -283,7 +285,7 @@ def compact(
     if not Path(dataset, "current").exists():
         raise fail(f"{dataset} is not a dataset (no `current` link): import something into it first")
     try:
-        before, after = compact_dataset(dataset, rows, summarize=summarize_batch)
+        before, after = compact_dataset(dataset, rows, summarize=wh.summarize_batch)
     except DatasetError as e:
         raise fail(f"{e.strerror or e}; the dataset is unchanged")
     typer.echo(f"{dataset}: {before} batch(es) merged into {after}", err=True)

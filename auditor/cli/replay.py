@@ -20,8 +20,10 @@ from rich.console import Console, RenderableType
 from ..engine import GameResult, audit_games, resolve_rules
 from ..findings import sort_key
 from ..notation import Finding, Game, parse_file
-from ..replay import MIN_WIDTH, Frame, Layout, build_hand_view, find_hand, game_frames, hand_frames, render_game, \
-    render_hand, render_index, run_steps, split_keys, with_footer
+from ..render import MIN_WIDTH
+from .._lazy import lazy
+
+rv = lazy("auditor.replay")  # rich layouts, loaded by the replay command only
 from ..rules import RulesError
 from . import EXIT_CLEAN, app, fail
 
@@ -90,7 +92,7 @@ def _keys(fd: int) -> Iterator[str]:
         data = os.read(fd, 64)
         if not data:
             return
-        yield from split_keys(data.decode("utf-8", "replace"))
+        yield from rv.split_keys(data.decode("utf-8", "replace"))
 
 
 def _interactive(console: Console) -> bool:
@@ -104,20 +106,20 @@ def _interactive(console: Console) -> bool:
     return True
 
 
-def _step(console: Console, frames: list[Frame], fixed_width: int | None, symbols: bool) -> None:
+def _step(console: Console, frames: list[rv.Frame], fixed_width: int | None, symbols: bool) -> None:
     """Show ``frames`` one at a time, redrawing the screen, until q."""
     def draw(i: int) -> None:
         # measured on every redraw, so that resizing the terminal re-lays the next frame
         size = console.size
-        layout = Layout(fixed_width or size.width, symbols, size.height)
+        layout = rv.Layout(fixed_width or size.width, symbols, size.height)
         console.clear()
-        console.print(with_footer(frames[i], i, len(frames), layout), width=layout.width)
+        console.print(rv.with_footer(frames[i], i, len(frames), layout), width=layout.width)
 
     fd = sys.stdin.fileno()
     console.show_cursor(False)
     try:
         with _cbreak(fd):
-            run_steps(len(frames), draw, _keys(fd))
+            rv.run_steps(len(frames), draw, _keys(fd))
     finally:
         console.show_cursor(True)
 
@@ -179,7 +181,7 @@ def replay(
     if width is not None and width < MIN_WIDTH:
         typer.echo(f"auditor: --width {width} is below the {MIN_WIDTH} columns the layout needs; using "
                    f"{MIN_WIDTH}", err=True)
-    layout = Layout(width or console.size.width, symbols)
+    layout = rv.Layout(width or console.size.width, symbols)
     stepping = step or by_card
 
     if game is None and hand is None:
@@ -188,7 +190,7 @@ def replay(
             hand = games[0].hands[0].number
         elif len(games) > 1:
             results = audit_games(games, rules)
-            _print(console, render_index(source, games, results, problems, layout), layout.width)
+            _print(console, rv.render_index(source, games, results, problems, layout), layout.width)
             # suggest the first hand with a finding: that is usually the one in dispute
             found = [(r.game, f.hand) for r in results for f in sorted(r.findings, key=sort_key)
                      if f.hand is not None]
@@ -207,14 +209,14 @@ def replay(
     own = [f for f in problems if f.game == chosen.name]
 
     if hand is None:
-        frames = game_frames(chosen, result, own)
-        full: RenderableType = render_game(chosen, result, layout, own)
+        frames = rv.game_frames(chosen, result, own)
+        full: RenderableType = rv.render_game(chosen, result, layout, own)
     else:
-        if find_hand(chosen, hand) is None:
+        if rv.find_hand(chosen, hand) is None:
             raise fail(f"{chosen.name} has no hand {hand} (hands: {_hand_numbers(chosen)})")
-        view = build_hand_view(chosen, result, hand, own)
-        frames = hand_frames(view, by_card)
-        full = render_hand(view, layout)
+        view = rv.build_hand_view(chosen, result, hand, own)
+        frames = rv.hand_frames(view, by_card)
+        full = rv.render_hand(view, layout)
 
     if stepping and _interactive(console):
         _step(console, frames, width, symbols)

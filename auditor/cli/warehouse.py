@@ -8,7 +8,9 @@ import sys
 from pathlib import Path
 from typing import Annotated
 
-import pyarrow as pa
+from .._lazy import lazy
+
+pa = lazy("pyarrow")
 import typer
 from rich.console import Console
 

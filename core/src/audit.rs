@@ -17,6 +17,9 @@ use crate::rules::RuleSet;
 /// How big a piece of input a worker takes at once.
 pub const PIECE_BYTES: usize = 4 << 20;
 
+/// How much of a piece is fed to the parser before its complete games are audited.
+const STEP_BYTES: usize = 64 << 10;
+
 /// Stands for the file label in names built on a worker, which does not know how many games
 /// come before its piece; no `GameId` can hold a NUL.
 const PLACEHOLDER: &str = "\u{0}";
@@ -53,6 +56,8 @@ struct PieceOut<S> {
     games: u32,
     summary: Summary,
     sink: S,
+    /// The piece's buffer, handed back for the next read (fresh pages cost more than the parse).
+    buffer: Vec<u8>,
 }
 
 /// Where to cut `data` so that each piece starts at a game's first tag line: before a tag
@@ -98,38 +103,44 @@ fn audit_piece<S: Sink>(
     mut sink: S,
 ) -> PieceOut<S> {
     let mut p = Parser::new(source, first_line, 0).with_label(PLACEHOLDER).with_rules_check(check);
-    p.feed(data);
-    p.finish();
-    let games = p.take_games();
-    let mut parse_findings = p.take_findings();
     let mut summary = Summary { bytes: data.len() as u64, ..Summary::default() };
     let mut by_game: HashMap<String, Vec<Finding>> = HashMap::new();
-    for f in parse_findings.drain(..) {
-        let ef = Finding {
-            code: f.code,
-            message: f.message,
-            line: f.line,
-            column: f.column,
-            hand: f.hand,
-            trick: None,
-            subject: None,
-            expected: f.expected,
-            recorded: f.recorded,
-        };
-        by_game.entry(f.game).or_default().push(ef);
-    }
-    for g in &games {
-        let name = game_name(PLACEHOLDER, g);
-        let pf = by_game.remove(&name).unwrap_or_default();
-        summary.games += 1;
-        summary.hands += g.hands.len() as u64;
-        let result = resolve(g.tag("Rules")).map(|r| engine::audit_game(g, &r));
-        sink.game(g, &name, &pf, result.as_ref());
-        summary.findings.extend(pf.into_iter().map(|finding| Reported { game: name.clone(), finding }));
-        if let Some(res) = result {
-            summary.cards += res.cards_played;
-            summary.unscored += res.hands.iter().filter(|h| h.status == Status::Unplayable).count() as u64;
-            summary.findings.extend(res.findings.into_iter().map(|finding| Reported { game: name.clone(), finding }));
+    let mut games = 0u32;
+    // a slice at a time, each game audited as soon as it is complete: the working set stays one game
+    let mut slices = data.chunks(STEP_BYTES).peekable();
+    while let Some(slice) = slices.next() {
+        p.feed(slice);
+        if slices.peek().is_none() {
+            p.finish();
+        }
+        for f in p.take_findings() {
+            let ef = Finding {
+                code: f.code,
+                message: f.message,
+                line: f.line,
+                column: f.column,
+                hand: f.hand,
+                trick: None,
+                subject: None,
+                expected: f.expected,
+                recorded: f.recorded,
+            };
+            by_game.entry(f.game).or_default().push(ef);
+        }
+        for g in p.take_games() {
+            games += 1;
+            let name = game_name(PLACEHOLDER, &g);
+            let pf = by_game.remove(&name).unwrap_or_default();
+            summary.games += 1;
+            summary.hands += g.hands.len() as u64;
+            let result = resolve(g.tag("Rules")).map(|r| engine::audit_game(&g, &r));
+            sink.game(&g, &name, &pf, result.as_ref());
+            summary.findings.extend(pf.into_iter().map(|finding| Reported { game: name.clone(), finding }));
+            if let Some(res) = result {
+                summary.cards += res.cards_played;
+                summary.unscored += res.hands.iter().filter(|h| h.status == Status::Unplayable).count() as u64;
+                summary.findings.extend(res.findings.into_iter().map(|finding| Reported { game: name.clone(), finding }));
+            }
         }
     }
     // findings outside any game (a statement before the first tag)
@@ -138,7 +149,7 @@ fn audit_piece<S: Sink>(
     for (game, fs) in rest {
         summary.findings.extend(fs.into_iter().map(|finding| Reported { game: game.clone(), finding }));
     }
-    PieceOut { games: games.len() as u32, summary, sink }
+    PieceOut { games, summary, sink, buffer: Vec::new() }
 }
 
 /// Put the real file label and game numbers into the names made on a worker.
@@ -178,7 +189,8 @@ pub fn audit_stream<R: Read, S: Sink + 'static>(
                 loop {
                     let next = work_rx.lock().ok().and_then(|rx| rx.recv().ok());
                     let Some((seq, data, line)) = next else { break };
-                    let out = audit_piece(&data, source, line, check(), resolve, new_sink());
+                    let mut out = audit_piece(&data, source, line, check(), resolve, new_sink());
+                    out.buffer = data;
                     if done_tx.send((seq, out)).is_err() {
                         break;
                     }
@@ -189,10 +201,12 @@ pub fn audit_stream<R: Read, S: Sink + 'static>(
         let mut pending: std::collections::BTreeMap<usize, PieceOut<S>> = std::collections::BTreeMap::new();
         let mut next_out = 0usize;
         let mut games_before = first_game;
-        let mut take = |seq: usize, out: PieceOut<S>, pending: &mut std::collections::BTreeMap<usize, PieceOut<S>>| {
+        let mut pool: Vec<Vec<u8>> = Vec::new();
+        let mut take = |seq: usize, out: PieceOut<S>, pending: &mut std::collections::BTreeMap<usize, PieceOut<S>>, pool: &mut Vec<Vec<u8>>| {
             pending.insert(seq, out);
             while let Some(out) = pending.remove(&next_out) {
-                let PieceOut { games, summary, sink } = out;
+                let PieceOut { games, summary, sink, buffer } = out;
+                pool.push(buffer);
                 total.games += summary.games;
                 total.hands += summary.hands;
                 total.cards += summary.cards;
@@ -207,14 +221,19 @@ pub fn audit_stream<R: Read, S: Sink + 'static>(
                 next_out += 1;
             }
         };
-        let mut buf: Vec<u8> = Vec::new();
+        let mut carry: Vec<u8> = Vec::new();
         let mut line = first_line;
         let mut seq = 0usize;
         let mut received = 0usize;
         let mut eof = false;
         while !eof {
-            let mut block = vec![0u8; PIECE_BYTES];
-            let mut filled = 0;
+            let mut block = pool.pop().unwrap_or_default();
+            block.clear();
+            block.extend_from_slice(&carry);
+            carry.clear();
+            let start = block.len();
+            block.resize(start + PIECE_BYTES, 0);
+            let mut filled = start;
             while filled < block.len() {
                 match input.read(block.get_mut(filled..).unwrap_or(&mut [])) {
                     Ok(0) => {
@@ -227,25 +246,26 @@ pub fn audit_stream<R: Read, S: Sink + 'static>(
                 }
             }
             block.truncate(filled);
-            buf.extend_from_slice(&block);
-            let (cuts, lines) = if eof { (Vec::new(), 0) } else { cut_points(&buf, PIECE_BYTES / 2) };
-            let piece_end = if eof { buf.len() } else { cuts.last().copied().unwrap_or(0) };
-            if piece_end == 0 && !eof {
-                continue; // no game boundary yet: read on
-            }
-            let rest = buf.split_off(piece_end);
-            let piece = std::mem::replace(&mut buf, rest);
-            let piece_lines = if eof { 0 } else { lines };
-            if !piece.is_empty() {
-                if work_tx.send((seq, piece, line)).is_err() {
+            let (cut, lines) = if eof {
+                (block.len(), 0)
+            } else {
+                let (cuts, lines) = cut_points(&block, PIECE_BYTES / 2);
+                (cuts.last().copied().unwrap_or(0), lines)
+            };
+            carry.extend_from_slice(block.get(cut..).unwrap_or(&[]));
+            block.truncate(cut);
+            if !block.is_empty() {
+                if work_tx.send((seq, block, line)).is_err() {
                     break;
                 }
                 seq += 1;
+            } else {
+                pool.push(block);
             }
-            line = line.saturating_add(piece_lines);
+            line = line.saturating_add(lines);
             while let Ok((s, out)) = done_rx.try_recv() {
                 received += 1;
-                take(s, out, &mut pending);
+                take(s, out, &mut pending, &mut pool);
             }
         }
         drop(work_tx);
@@ -253,7 +273,7 @@ pub fn audit_stream<R: Read, S: Sink + 'static>(
             match done_rx.recv() {
                 Ok((s, out)) => {
                     received += 1;
-                    take(s, out, &mut pending);
+                    take(s, out, &mut pending, &mut pool);
                 }
                 Err(_) => break,
             }

@@ -793,7 +793,7 @@ fn cards_py<'py>(py: Python<'py>, cards: &[Card]) -> PyResult<Obj<'py>> {
     Ok(PyList::new(py, cards.iter().map(|c| c.index()))?.into_any())
 }
 
-fn hand_py<'py>(py: Python<'py>, prep: &Prepared, hs: &HandScore) -> PyResult<Obj<'py>> {
+fn hand_py<'py>(py: Python<'py>, prep: &Prepared, hs: &HandScore, seats: &engine::Seats) -> PyResult<Obj<'py>> {
     let d = PyDict::new(py);
     d.set_item("dealer", prep.dealer)?;
     d.set_item("pitcher", prep.pitcher)?;
@@ -828,16 +828,16 @@ fn hand_py<'py>(py: Python<'py>, prep: &Prepared, hs: &HandScore) -> PyResult<Ob
         cards.append(cards_py(py, cs)?)?;
     }
     d.set_item("cards", cards)?;
-    d.set_item("seats", &prep.seats)?;
+    d.set_item("seats", prep.seats.iter().map(|r| r.to_vec()).collect::<Vec<_>>())?;
     d.set_item("dealt", &prep.dealt)?;
     d.set_item("trick_lines", &prep.trick_lines)?;
-    d.set_item("play_cols", &prep.play_cols)?;
+    d.set_item("play_cols", prep.play_cols.iter().map(|r| r.to_vec()).collect::<Vec<_>>())?;
     d.set_item("number", prep.number)?;
     d.set_item("line", prep.line)?;
     if let Some(p) = &hs.points {
         let aw = PyList::empty(py);
         for a in &p.awards {
-            aw.append((a.name, a.side, a.worth, &a.why))?;
+            aw.append((a.name, a.side, a.worth, p.why(a, seats)))?;
         }
         d.set_item("awards", aw)?;
         d.set_item("high_holder", p.high_holder)?;
@@ -866,8 +866,10 @@ fn result_py<'py>(py: Python<'py>, res: &GameResult) -> PyResult<Obj<'py>> {
         d.set_item("names", &seats.names)?;
     }
     let hands = PyList::empty(py);
-    for (prep, hs) in res.preps.iter().zip(&res.hands) {
-        hands.append(hand_py(py, prep, hs)?)?;
+    if let Some(seats) = &res.seats {
+        for (prep, hs) in res.preps.iter().zip(&res.hands) {
+            hands.append(hand_py(py, prep, hs, seats)?)?;
+        }
     }
     d.set_item("hands", hands)?;
     d.set_item("winner", res.winner)?;

@@ -171,6 +171,9 @@ pub fn players(game: &Game) -> Vec<String> {
         .collect()
 }
 
+/// One trick's worth of something per play, kept inline (a trick rarely has more than ten plays).
+pub type Row<T> = smallvec::SmallVec<[T; 10]>;
+
 /// One hand's record reduced to seats and cards, with what the auction, deal and play found.
 #[derive(Clone, Debug, Default)]
 pub struct Prepared {
@@ -193,10 +196,10 @@ pub struct Prepared {
     pub misdeal: bool,
     pub trump: i32,
     /// Per trick, in play order (a trick with no card is not kept).
-    pub cards: Vec<Vec<Card>>,
-    pub seats: Vec<Vec<i32>>,
+    pub cards: Vec<Row<Card>>,
+    pub seats: Vec<Row<i32>>,
     pub trick_lines: Vec<u32>,
-    pub play_cols: Vec<Vec<u32>>,
+    pub play_cols: Vec<Row<u32>>,
     /// Per seat, the cards held when the play began (0 = not recorded).
     pub dealt: Vec<CardMask>,
     /// `dealt` holds the hands after a discard and draw.
@@ -228,6 +231,41 @@ impl Prepared {
             .map_or(-1, |(_, v)| *v)
     }
 
+    /// What every seat held as each trick began, computed once for the hand.
+    pub fn holdings(&self, seats: usize) -> Holdings {
+        let t = self.cards.len();
+        let mut played = vec![0 as CardMask; t * seats];
+        for (ti, (cs, ss)) in self.cards.iter().zip(&self.seats).enumerate() {
+            for (c, s) in cs.iter().zip(ss) {
+                if let Some(m) = usize::try_from(*s).ok().filter(|&s| s < seats).and_then(|s| played.get_mut(ti * seats + s)) {
+                    *m |= c.bit();
+                }
+            }
+        }
+        // before[t]: played in tricks before t; after[t]: played in t and later
+        let mut before = vec![0 as CardMask; (t + 1) * seats];
+        let mut after = vec![0 as CardMask; (t + 1) * seats];
+        for ti in 0..t {
+            for s in 0..seats {
+                let p = played.get(ti * seats + s).copied().unwrap_or(0);
+                let b = before.get(ti * seats + s).copied().unwrap_or(0);
+                if let Some(x) = before.get_mut((ti + 1) * seats + s) {
+                    *x = b | p;
+                }
+            }
+        }
+        for ti in (0..t).rev() {
+            for s in 0..seats {
+                let p = played.get(ti * seats + s).copied().unwrap_or(0);
+                let a = after.get((ti + 1) * seats + s).copied().unwrap_or(0);
+                if let Some(x) = after.get_mut(ti * seats + s) {
+                    *x = a | p;
+                }
+            }
+        }
+        Holdings { seats, before, after, dealt: self.dealt.clone() }
+    }
+
     /// The cards `seat` held as trick `trick` (0-based) began: still to play, or dealt and not yet played.
     pub fn held_before(&self, seat: i32, trick: usize) -> CardMask {
         let mut before = 0;
@@ -252,6 +290,27 @@ impl Prepared {
             self.auction_faulted = true;
         }
         self.findings.push(f);
+    }
+}
+
+/// What every seat held as each trick of a hand began (see [`Prepared::holdings`]).
+#[derive(Clone, Debug)]
+pub struct Holdings {
+    seats: usize,
+    before: Vec<CardMask>,
+    after: Vec<CardMask>,
+    dealt: Vec<CardMask>,
+}
+
+impl Holdings {
+    /// The cards `seat` held as trick `trick` (0-based) began.
+    #[inline]
+    pub fn held(&self, seat: i32, trick: usize) -> CardMask {
+        let Some(s) = usize::try_from(seat).ok().filter(|&s| s < self.seats) else { return 0 };
+        let i = trick.min(self.before.len() / self.seats.max(1) - 1) * self.seats + s;
+        let before = self.before.get(i).copied().unwrap_or(0);
+        let after = self.after.get(i).copied().unwrap_or(0);
+        after | (self.dealt.get(s).copied().unwrap_or(0) & !before)
     }
 }
 

@@ -101,6 +101,7 @@ pub fn replay(prep: &Prepared, rules: &RuleSet, n: usize) -> Played {
         tricks_won: vec![0; n],
     };
     let lead = prep.cards.first().and_then(|cs| cs.first()).copied();
+    let holdings = prep.holdings(n);
     let mut hi: Option<(i32, i32, Card, usize)> = None; // strength, seat, card, trick
     let mut lo: Option<(i32, i32, Card, usize)> = None;
     for (t, (cs, ss)) in prep.cards.iter().zip(&prep.seats).enumerate() {
@@ -114,7 +115,7 @@ pub fn replay(prep: &Prepared, rules: &RuleSet, n: usize) -> Played {
         let rule = FollowRule::of(rules, table, t, lead);
         let mut count = 0;
         for (i, (&c, &s)) in cs.iter().zip(ss).enumerate() {
-            let held = prep.held_before(s, t);
+            let held = holdings.held(s, t);
             if breaks_follow(rule, table, held, if i == 0 { None } else { Some(led_card) }, c) {
                 p.revokes.push((t, i));
             }
@@ -493,7 +494,7 @@ fn play_tricks(
                 .collect()
         };
         let lead_seat = row_seats.first().copied().unwrap_or(-1);
-        let who = name(lead_seat);
+        let who = seats.name(lead_seat);
         let auction_faulted = ti == 0 && prep.auction_faulted;
         if ti == 0 && leader != lead_seat && h.bids.as_ref().is_some_and(|b| b.unreadable) {
             // part of the auction could not be read: the first leader pitched, for a contract we may not know
@@ -526,8 +527,8 @@ fn play_tricks(
                             line,
                             1,
                         )
-                        .about(who.clone())
-                        .compare(name(leader), who.clone()),
+                        .about(who)
+                        .compare(name(leader), who),
                     );
                 } else {
                     prep.push(
@@ -542,8 +543,8 @@ fn play_tricks(
                             first_play.column,
                         )
                         .in_trick(1)
-                        .about(who.clone())
-                        .compare(name(leader), who.clone()),
+                        .about(who)
+                        .compare(name(leader), who),
                     );
                 }
             } else {
@@ -565,8 +566,8 @@ fn play_tricks(
                         first_play.column,
                     )
                     .in_trick(t.number)
-                    .about(who.clone())
-                    .compare(name(leader), who.clone()),
+                    .about(who)
+                    .compare(name(leader), who),
                 );
             }
         }
@@ -682,9 +683,9 @@ fn play_tricks(
         if t.unreadable {
             prep.playable = false; // an unreadable card (E103): the hand cannot be recomputed, say no more
         }
-        let mut cards: Vec<Card> = Vec::with_capacity(plays.len());
-        let mut row: Vec<i32> = Vec::with_capacity(plays.len());
-        let mut cols: Vec<u32> = Vec::with_capacity(plays.len());
+        let mut cards: super::Row<Card> = super::Row::new();
+        let mut row: super::Row<i32> = super::Row::new();
+        let mut cols: super::Row<u32> = super::Row::new();
         for (p, &s) in plays.iter().zip(&row_seats) {
             let c = p.card;
             let mut set_aside = false;

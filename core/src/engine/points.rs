@@ -11,7 +11,20 @@ pub struct Award {
     pub name: &'static str,
     pub side: i32,
     pub worth: i32,
-    pub why: String,
+    pub why: Why,
+}
+
+/// Why a point went where it did, put in words only when a message needs it.
+#[derive(Clone, Copy, Debug)]
+pub enum Why {
+    /// High: the player who held the card.
+    Held { holder: i32, card: Option<Card> },
+    /// Low: who held it, and who took it when that is someone else.
+    Low { holder: i32, card: Option<Card>, owner: i32 },
+    /// A card taken in a trick (-1: not in play).
+    Took { seat: i32, card: Card, trick: u32 },
+    /// Game by count: the counts of every side.
+    Counts { tie: bool },
 }
 
 /// Who took what in one played hand.
@@ -30,6 +43,35 @@ pub struct Points {
 }
 
 impl Points {
+    /// Why award `a` went where it did, in words (`Ann took JS in trick 2`).
+    pub fn why(&self, a: &Award, seats: &Seats) -> String {
+        match a.why {
+            Why::Held { holder, card } => format!("{} held {}", seats.name(holder), card_name(card)),
+            Why::Low { holder, card, owner } => {
+                let mut out = format!("{} held {}", seats.name(holder), card_name(card));
+                if owner != holder {
+                    out.push_str(&format!(", {} took it", seats.name(owner)));
+                }
+                out
+            }
+            Why::Took { seat, card, trick } if seat >= 0 => format!("{} took {} in trick {trick}", seats.name(seat), card.name()),
+            Why::Took { card, .. } => format!("{} not in play", card.name()),
+            Why::Counts { tie } => {
+                let mut order: Vec<(usize, i32)> = self.counts.iter().copied().enumerate().collect();
+                order.sort_by_key(|&(_, c)| -c);
+                let cs: Vec<String> = order
+                    .iter()
+                    .map(|&(i, c)| format!("{} {c}", seats.side_names.get(i).map_or("", String::as_str)))
+                    .collect();
+                let mut why = cs.join(", ");
+                if tie {
+                    why.push_str(", a tie: nobody");
+                }
+                why
+            }
+        }
+    }
+
     /// The side that took the point called `name` (-1: nobody, or not in play).
     pub fn owner(&self, name: &str) -> i32 {
         self.awards.iter().find(|a| a.name == name).map_or(-1, |a| a.side)
@@ -73,28 +115,16 @@ pub fn count_points(played: &Played, rules: &RuleSet, seats: &Seats, trump: u8) 
     let taken = |card: Card, name: &'static str, worth: i32| {
         let slot = usize::from(card.index());
         let seat = played.card_taker.get(slot).copied().unwrap_or(-1);
-        let why = if seat >= 0 {
-            format!(
-                "{} took {} in trick {}",
-                seats.name(seat),
-                card.name(),
-                played.card_trick.get(slot).copied().unwrap_or(0)
-            )
-        } else {
-            format!("{} not in play", card.name())
-        };
+        let why = Why::Took { seat, card, trick: played.card_trick.get(slot).copied().unwrap_or(0) };
         Award { name, side: seats.side(seat).max(-1), worth, why }
     };
-    let mut low_why = format!("{} held {}", seats.name(lo), card_name(pts.low_card));
-    if low_owner != lo {
-        low_why.push_str(&format!(", {} took it", seats.name(low_owner)));
-    }
+    let low_why = Why::Low { holder: lo, card: pts.low_card, owner: low_owner };
     let side_of = |seat: i32| if seat >= 0 { seats.side(seat) } else { -1 };
     pts.awards.push(Award {
         name: "High",
         side: side_of(hi),
         worth: 1,
-        why: format!("{} held {}", seats.name(hi), card_name(pts.high_card)),
+        why: Why::Held { holder: hi, card: pts.high_card },
     });
     pts.awards.push(Award { name: "Low", side: side_of(low_owner), worth: 1, why: low_why });
     let jack = Card::of(9, trump);
@@ -113,16 +143,7 @@ pub fn count_points(played: &Played, rules: &RuleSet, seats: &Seats, trump: u8) 
         let best = pts.counts.iter().copied().max().unwrap_or(0);
         let unique = pts.counts.iter().filter(|&&c| c == best).count() == 1;
         let side = if unique { pts.counts.iter().position(|&c| c == best).map_or(-1, |i| i as i32) } else { -1 };
-        let mut order: Vec<(usize, i32)> = pts.counts.iter().copied().enumerate().collect();
-        order.sort_by_key(|&(_, c)| -c);
-        let cs: Vec<String> = order
-            .iter()
-            .map(|&(i, c)| format!("{} {c}", seats.side_names.get(i).map_or("", String::as_str)))
-            .collect();
-        let mut why = cs.join(", ");
-        if side < 0 {
-            why.push_str(", a tie: nobody");
-        }
+        let why = Why::Counts { tie: side < 0 };
         Award { name: "Game", side, worth: 1, why }
     };
     pts.awards.push(game_award);

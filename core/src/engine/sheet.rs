@@ -83,7 +83,7 @@ pub fn explain(hs: &HandScore, prep: &Prepared, rules: &RuleSet, seats: &Seats) 
     if let Some(p) = &hs.points {
         for a in &p.awards {
             let worth = if a.worth != 1 { format!(" ({})", a.worth) } else { String::new() };
-            parts.push(format!("{}{worth}: {}", a.name, a.why));
+            parts.push(format!("{}{worth}: {}", a.name, p.why(a, seats)));
         }
     }
     if prep.pitcher >= 0 {
@@ -358,7 +358,7 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
         // S601: the hand's score line against the recomputed score
         if let (Some(line), Some(rec)) = (&h.score, &recorded) {
             if hs.scored {
-                let why = explain(&hs, prep, rules, seats);
+                let mut why: Option<String> = None; // put in words only for a score that differs
                 for s in 0..k {
                     let r = rec.get(s).copied().flatten();
                     let exp = hs.score.get(s).copied().unwrap_or(0);
@@ -368,6 +368,7 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
                     if r != Some(exp) {
                         let rec_text = r.map_or("nothing".to_string(), |v| v.to_string());
                         let side = side_name(s);
+                        let why = why.get_or_insert_with(|| explain(&hs, prep, rules, seats));
                         let mut f = Finding::new(
                             Code::S601,
                             format!("{side}: recorded {rec_text}, expected {exp} ({why})"),
