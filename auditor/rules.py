@@ -408,9 +408,13 @@ def with_overrides(rules: Rules, text: str, base_offset: int = 0) -> Rules:
         return rules
     out = replace(rules, **changes)
     most = max_seats(out)
-    if out.players[1] > most:
-        raise RulesError(f"players={format_value(KEY_BY_NAME['players'], out.players)}: the {out.deck}-card deck deals "
-                         f"{out.deal_size_for(most + 1)} cards each to at most {most} players", players_at)
+    lo, hi = out.players
+    if hi > most:
+        if "players" in changes or lo > most:
+            raise RulesError(f"players={format_value(KEY_BY_NAME['players'], out.players)}: the {out.deck}-card deck "
+                             f"deals {out.deal_size_for(most + 1)} cards each to at most {most} players", players_at)
+        # a bigger deal, the preset's range not named: as many seats as the deck deals to
+        out = replace(out, players=(lo, most))
     return out
 
 

@@ -37,7 +37,13 @@ pub type Resolver = dyn Fn(Option<&str>) -> Option<Arc<RuleSet>> + Send + Sync;
 /// What a game gives to whoever consumes the results beside the counts (an import's rows).
 pub trait Sink: Send {
     /// One game, as parsed and audited (`result` None: its rules could not be resolved).
-    fn game(&mut self, game: &Game, name: &str, parse_findings: &[Finding], result: Option<&GameResult>);
+    fn game(
+        &mut self,
+        game: &Game,
+        name: &str,
+        parse_findings: &[Finding],
+        result: Option<&GameResult>,
+    );
 }
 
 /// The counts and findings of a stream.
@@ -71,7 +77,8 @@ fn cut_points(data: &[u8], target: usize) -> (Vec<usize>, u32) {
     let mut piece_start = 0usize;
     let mut after_hand = false;
     while start < data.len() {
-        let end = memchr::memchr(b'\n', data.get(start..).unwrap_or(&[])).map_or(data.len(), |i| start + i + 1);
+        let end = memchr::memchr(b'\n', data.get(start..).unwrap_or(&[]))
+            .map_or(data.len(), |i| start + i + 1);
         let line = data.get(start..end).unwrap_or(&[]);
         let body = line.trim_ascii_start();
         if body.first() == Some(&b'[') {
@@ -102,8 +109,13 @@ fn audit_piece<S: Sink>(
     resolve: &Resolver,
     mut sink: S,
 ) -> PieceOut<S> {
-    let mut p = Parser::new(source, first_line, 0).with_label(PLACEHOLDER).with_rules_check(check);
-    let mut summary = Summary { bytes: data.len() as u64, ..Summary::default() };
+    let mut p = Parser::new(source, first_line, 0)
+        .with_label(PLACEHOLDER)
+        .with_rules_check(check);
+    let mut summary = Summary {
+        bytes: data.len() as u64,
+        ..Summary::default()
+    };
     let mut by_game: HashMap<String, Vec<Finding>> = HashMap::new();
     let mut games = 0u32;
     // a slice at a time, each game audited as soon as it is complete: the working set stays one game
@@ -135,11 +147,25 @@ fn audit_piece<S: Sink>(
             summary.hands += g.hands.len() as u64;
             let result = resolve(g.tag("Rules")).map(|r| engine::audit_game(&g, &r));
             sink.game(&g, &name, &pf, result.as_ref());
-            summary.findings.extend(pf.into_iter().map(|finding| Reported { game: name.clone(), finding }));
+            summary
+                .findings
+                .extend(pf.into_iter().map(|finding| Reported {
+                    game: name.clone(),
+                    finding,
+                }));
             if let Some(res) = result {
                 summary.cards += res.cards_played;
-                summary.unscored += res.hands.iter().filter(|h| h.status == Status::Unplayable).count() as u64;
-                summary.findings.extend(res.findings.into_iter().map(|finding| Reported { game: name.clone(), finding }));
+                summary.unscored += res
+                    .hands
+                    .iter()
+                    .filter(|h| h.status == Status::Unplayable)
+                    .count() as u64;
+                summary
+                    .findings
+                    .extend(res.findings.into_iter().map(|finding| Reported {
+                        game: name.clone(),
+                        finding,
+                    }));
             }
         }
     }
@@ -147,15 +173,31 @@ fn audit_piece<S: Sink>(
     let mut rest: Vec<(String, Vec<Finding>)> = by_game.into_iter().collect();
     rest.sort_by_key(|(_, fs)| fs.first().map_or(0, |f| f.line));
     for (game, fs) in rest {
-        summary.findings.extend(fs.into_iter().map(|finding| Reported { game: game.clone(), finding }));
+        summary
+            .findings
+            .extend(fs.into_iter().map(|finding| Reported {
+                game: game.clone(),
+                finding,
+            }));
     }
-    PieceOut { games, summary, sink, buffer: Vec::new() }
+    PieceOut {
+        games,
+        summary,
+        sink,
+        buffer: Vec::new(),
+    }
 }
 
 /// Put the real file label and game numbers into the names made on a worker.
 fn rename(name: &str, label: &str, offset: u32) -> String {
-    match name.strip_prefix(PLACEHOLDER).and_then(|r| r.strip_prefix('#')) {
-        Some(n) => format!("{label}#{}", n.parse::<u32>().unwrap_or(0).saturating_add(offset)),
+    match name
+        .strip_prefix(PLACEHOLDER)
+        .and_then(|r| r.strip_prefix('#'))
+    {
+        Some(n) => format!(
+            "{label}#{}",
+            n.parse::<u32>().unwrap_or(0).saturating_add(offset)
+        ),
         None => name.to_string(),
     }
 }
@@ -198,24 +240,35 @@ pub fn audit_stream<R: Read, S: Sink + 'static>(
             });
         }
         drop(done_tx);
-        let mut pending: std::collections::BTreeMap<usize, PieceOut<S>> = std::collections::BTreeMap::new();
+        let mut pending: std::collections::BTreeMap<usize, PieceOut<S>> =
+            std::collections::BTreeMap::new();
         let mut next_out = 0usize;
         let mut games_before = first_game;
         let mut pool: Vec<Vec<u8>> = Vec::new();
-        let mut take = |seq: usize, out: PieceOut<S>, pending: &mut std::collections::BTreeMap<usize, PieceOut<S>>, pool: &mut Vec<Vec<u8>>| {
+        let mut take = |seq: usize,
+                        out: PieceOut<S>,
+                        pending: &mut std::collections::BTreeMap<usize, PieceOut<S>>,
+                        pool: &mut Vec<Vec<u8>>| {
             pending.insert(seq, out);
             while let Some(out) = pending.remove(&next_out) {
-                let PieceOut { games, summary, sink, buffer } = out;
+                let PieceOut {
+                    games,
+                    summary,
+                    sink,
+                    buffer,
+                } = out;
                 pool.push(buffer);
                 total.games += summary.games;
                 total.hands += summary.hands;
                 total.cards += summary.cards;
                 total.unscored += summary.unscored;
                 total.bytes += summary.bytes;
-                total.findings.extend(summary.findings.into_iter().map(|mut r| {
-                    r.game = rename(&r.game, &label, games_before);
-                    r
-                }));
+                total
+                    .findings
+                    .extend(summary.findings.into_iter().map(|mut r| {
+                        r.game = rename(&r.game, &label, games_before);
+                        r
+                    }));
                 merge(sink);
                 games_before = games_before.saturating_add(games);
                 next_out += 1;

@@ -163,10 +163,13 @@ fn parse_ascii(t: &[u8]) -> Option<Card> {
     }
 }
 
-
 /// A suit's name in words ("spades"); "no suit" for anything else.
 pub fn suit_name(suit: i32) -> &'static str {
-    usize::try_from(suit).ok().and_then(|s| SUIT_WORDS.get(s)).copied().unwrap_or("no suit")
+    usize::try_from(suit)
+        .ok()
+        .and_then(|s| SUIT_WORDS.get(s))
+        .copied()
+        .unwrap_or("no suit")
 }
 
 /// A suit's letter ("S"); "?" for anything else.
@@ -188,6 +191,7 @@ const JACK_RANK: u8 = 9;
 pub type CardMask = u64;
 
 /// What each card is worth toward Game: ace 4, king 3, queen 2, jack 1, ten 10.
+#[allow(clippy::indexing_slicing)] // evaluated at compile time, over constants only
 pub const GAME_COUNT: [u8; 54] = {
     let mut t = [0u8; 54];
     let mut c = 0;
@@ -208,12 +212,20 @@ pub const GAME_COUNT: [u8; 54] = {
 impl Card {
     /// The printed suit, 0-3; the jokers 4.
     pub fn suit(self) -> i32 {
-        if self.0 < 52 { i32::from(self.0 / 13) } else { 4 }
+        if self.0 < 52 {
+            i32::from(self.0 / 13)
+        } else {
+            4
+        }
     }
 
     /// The rank, 0 (two) to 12 (ace); the jokers 13 (high) and 14 (low).
     pub fn rank(self) -> i32 {
-        if self.0 < 52 { i32::from(self.0 % 13) } else { 13 + i32::from(self.0 - 52) }
+        if self.0 < 52 {
+            i32::from(self.0 % 13)
+        } else {
+            13 + i32::from(self.0 - 52)
+        }
     }
 
     /// This card's bit in a [`CardMask`].
@@ -247,7 +259,13 @@ pub fn cards_of(mask: CardMask) -> impl Iterator<Item = Card> {
 
 /// The off-jack of `trump`: the jack of the other suit of trump's colour.
 pub fn off_jack(trump: u8) -> Card {
-    Card::of(JACK_RANK, SAME_COLOUR.get(usize::from(trump % 4)).copied().unwrap_or(0))
+    Card::of(
+        JACK_RANK,
+        SAME_COLOUR
+            .get(usize::from(trump % 4))
+            .copied()
+            .unwrap_or(0),
+    )
 }
 
 /// The trumps of `trump`, highest first: A K Q J (off-J JKH JKL with the 54-card deck) T ... 2.
@@ -276,10 +294,19 @@ pub struct TrumpTable {
 
 impl TrumpTable {
     fn build(trump: i32, ten_point: bool) -> TrumpTable {
-        let mut t = TrumpTable { suit: [4; 54], strength: [-1; 54], masks: [0; 4], trump };
+        let mut t = TrumpTable {
+            suit: [4; 54],
+            strength: [-1; 54],
+            masks: [0; 4],
+            trump,
+        };
         let known = (0..4).contains(&trump);
         let tr = trump.clamp(0, 3) as u8;
-        let order = if known { trump_order(tr, ten_point) } else { Vec::new() };
+        let order = if known {
+            trump_order(tr, ten_point)
+        } else {
+            Vec::new()
+        };
         for c in 0..54u8 {
             let card = Card(c);
             let mut s = card.suit();
@@ -304,7 +331,9 @@ impl TrumpTable {
     /// The table for `trump` (-1 or anything outside 0-3: not known) and deck.
     pub fn get(trump: i32, ten_point: bool) -> &'static TrumpTable {
         static TABLES: std::sync::LazyLock<Vec<TrumpTable>> = std::sync::LazyLock::new(|| {
-            (0..10).map(|i| TrumpTable::build(if i % 5 == 4 { -1 } else { i % 5 }, i >= 5)).collect()
+            (0..10)
+                .map(|i| TrumpTable::build(if i % 5 == 4 { -1 } else { i % 5 }, i >= 5))
+                .collect()
         });
         let t = if (0..4).contains(&trump) { trump } else { 4 };
         let i = (t + if ten_point { 5 } else { 0 }) as usize;
@@ -321,7 +350,12 @@ impl TrumpTable {
     /// How high `card` ranks among the trumps (the two of trumps 0); -1 if it is no trump.
     #[inline]
     pub fn strength(&self, card: Card) -> i32 {
-        i32::from(self.strength.get(usize::from(card.0)).copied().unwrap_or(-1))
+        i32::from(
+            self.strength
+                .get(usize::from(card.0))
+                .copied()
+                .unwrap_or(-1),
+        )
     }
 
     /// Whether `card` is a trump.
@@ -333,7 +367,11 @@ impl TrumpTable {
     /// The cards that count as `suit` in play (0 for anything but a suit).
     #[inline]
     pub fn mask(&self, suit: i32) -> CardMask {
-        if (0..4).contains(&suit) { self.masks.get(suit as usize).copied().unwrap_or(0) } else { 0 }
+        if (0..4).contains(&suit) {
+            self.masks.get(suit as usize).copied().unwrap_or(0)
+        } else {
+            0
+        }
     }
 
     /// The trumps (0 while trump is not known).
@@ -359,7 +397,9 @@ impl TrumpTable {
     /// The position in play order of the card that takes a trick (0 for an empty trick).
     pub fn winner_pos(&self, cards: impl IntoIterator<Item = Card>) -> usize {
         let mut it = cards.into_iter().enumerate();
-        let Some((_, first)) = it.next() else { return 0 };
+        let Some((_, first)) = it.next() else {
+            return 0;
+        };
         let led = self.suit(first);
         let (mut best, mut pos) = (self.in_trick(first, led), 0);
         for (i, c) in it {

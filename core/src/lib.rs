@@ -16,11 +16,11 @@
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-pub mod cards;
-pub mod rules;
-pub mod notation;
-pub mod engine;
 pub mod audit;
+pub mod cards;
+pub mod engine;
+pub mod notation;
+pub mod rules;
 pub mod scan;
 
 #[cfg(feature = "python")]

@@ -6,12 +6,12 @@
 
 use crate::cards::{Card, Suit};
 use crate::engine::{self, Finding as EngineFinding, GameResult, HandScore, Prepared};
-use crate::rules::RuleSet;
 use crate::notation::parser::{self, Parser};
 use crate::notation::{
     Bid, Bids, Deal, Exchange, ExchangeKind, Finding, Game, Hand, Holding, Meta, Name, Named, Note,
     Play, RevokeCall, ScoreEntry, ScoreKind, ScoreLine, Tag, Trick, TrumpLine, Widow, writer,
 };
+use crate::rules::RuleSet;
 use pyo3::IntoPyObjectExt;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -652,7 +652,6 @@ fn game_from(o: &Obj<'_>) -> PyResult<Game> {
     Ok(g)
 }
 
-
 // ---------------------------------------------------------------------- the engine
 
 /// One resolved rule set, read once from an `auditor.rules.Rules`.
@@ -685,7 +684,11 @@ impl PyRules {
             min_bid: get(r, "min_bid")?,
             top_bid: get(r, "top_bid")?,
             top_bid_words: get(r, "top_bid_words")?,
-            auction: choice(r, "auction", &[("once-round", Auction::OnceRound), ("sell", Auction::Sell)])?,
+            auction: choice(
+                r,
+                "auction",
+                &[("once-round", Auction::OnceRound), ("sell", Auction::Sell)],
+            )?,
             dealer_steal: get(r, "dealer_steal")?,
             steal_smudge: get(r, "steal_smudge")?,
             all_pass: choice(
@@ -732,14 +735,25 @@ impl PyRules {
                 ],
             )?,
             trey: get(r, "trey")?,
-            game_point: choice(r, "game_point", &[("count", GamePoint::Count), ("ten", GamePoint::Ten)])?,
-            revoke: choice(r, "revoke", &[("bid", Revoke::Bid), ("highest-bid", Revoke::HighestBid)])?,
+            game_point: choice(
+                r,
+                "game_point",
+                &[("count", GamePoint::Count), ("ten", GamePoint::Ten)],
+            )?,
+            revoke: choice(
+                r,
+                "revoke",
+                &[("bid", Revoke::Bid), ("highest-bid", Revoke::HighestBid)],
+            )?,
             club_settlement: choice(r, "settlement", &[("none", false), ("club", true)])?,
             draw: get(r, "draw")?,
             discard: choice(
                 r,
                 "discard",
-                &[("non-trumps", Discard::NonTrumps), ("all-non-trumps", Discard::AllNonTrumps)],
+                &[
+                    ("non-trumps", Discard::NonTrumps),
+                    ("all-non-trumps", Discard::AllNonTrumps),
+                ],
             )?,
             leftover_to_bidder: choice(r, "leftover", &[("none", false), ("bidder", true)])?,
             pitching: get(r, "pitching")?,
@@ -747,7 +761,10 @@ impl PyRules {
             first_trick_trump: choice(
                 r,
                 "first_trick_trump",
-                &[("led", FirstTrickTrump::Led), ("free", FirstTrickTrump::Free)],
+                &[
+                    ("led", FirstTrickTrump::Led),
+                    ("free", FirstTrickTrump::Free),
+                ],
             )?,
             unsupported: r.call_method0("unsupported")?.extract()?,
         };
@@ -770,7 +787,10 @@ fn opt_int<'py>(py: Python<'py>, v: Option<i64>) -> PyResult<Obj<'py>> {
 
 fn engine_finding<'py>(py: Python<'py>, f: &EngineFinding) -> PyResult<Obj<'py>> {
     let opt = |s: &Option<String>| -> Obj<'py> {
-        s.as_ref().map_or_else(|| py.None().into_bound(py), |s| PyString::new(py, s).into_any())
+        s.as_ref().map_or_else(
+            || py.None().into_bound(py),
+            |s| PyString::new(py, s).into_any(),
+        )
     };
     let t = PyTuple::new(
         py,
@@ -793,7 +813,12 @@ fn cards_py<'py>(py: Python<'py>, cards: &[Card]) -> PyResult<Obj<'py>> {
     Ok(PyList::new(py, cards.iter().map(|c| c.index()))?.into_any())
 }
 
-fn hand_py<'py>(py: Python<'py>, prep: &Prepared, hs: &HandScore, seats: &engine::Seats) -> PyResult<Obj<'py>> {
+fn hand_py<'py>(
+    py: Python<'py>,
+    prep: &Prepared,
+    hs: &HandScore,
+    seats: &engine::Seats,
+) -> PyResult<Obj<'py>> {
     let d = PyDict::new(py);
     d.set_item("dealer", prep.dealer)?;
     d.set_item("pitcher", prep.pitcher)?;
@@ -820,7 +845,13 @@ fn hand_py<'py>(py: Python<'py>, prep: &Prepared, hs: &HandScore, seats: &engine
     d.set_item("winners", &hs.winners)?;
     let rp = PyList::empty(py);
     for r in &hs.revoke_plays {
-        rp.append((r.trick, r.pos, r.seat, r.card.index(), cards_py(py, &r.could)?))?;
+        rp.append((
+            r.trick,
+            r.pos,
+            r.seat,
+            r.card.index(),
+            cards_py(py, &r.could)?,
+        ))?;
     }
     d.set_item("revoke_plays", rp)?;
     let cards = PyList::empty(py);
@@ -828,10 +859,19 @@ fn hand_py<'py>(py: Python<'py>, prep: &Prepared, hs: &HandScore, seats: &engine
         cards.append(cards_py(py, cs)?)?;
     }
     d.set_item("cards", cards)?;
-    d.set_item("seats", prep.seats.iter().map(|r| r.to_vec()).collect::<Vec<_>>())?;
+    d.set_item(
+        "seats",
+        prep.seats.iter().map(|r| r.to_vec()).collect::<Vec<_>>(),
+    )?;
     d.set_item("dealt", &prep.dealt)?;
     d.set_item("trick_lines", &prep.trick_lines)?;
-    d.set_item("play_cols", prep.play_cols.iter().map(|r| r.to_vec()).collect::<Vec<_>>())?;
+    d.set_item(
+        "play_cols",
+        prep.play_cols
+            .iter()
+            .map(|r| r.to_vec())
+            .collect::<Vec<_>>(),
+    )?;
     d.set_item("number", prep.number)?;
     d.set_item("line", prep.line)?;
     if let Some(p) = &hs.points {
@@ -879,11 +919,18 @@ fn result_py<'py>(py: Python<'py>, res: &GameResult) -> PyResult<Obj<'py>> {
     Ok(d.into_any())
 }
 
-
-fn reported_py<'py>(py: Python<'py>, c: &Classes, r: &crate::audit::Reported, source: &Obj<'py>) -> PyResult<Obj<'py>> {
+fn reported_py<'py>(
+    py: Python<'py>,
+    c: &Classes,
+    r: &crate::audit::Reported,
+    source: &Obj<'py>,
+) -> PyResult<Obj<'py>> {
     let f = &r.finding;
     let opt = |s: &Option<String>| -> Obj<'py> {
-        s.as_ref().map_or_else(|| py.None().into_bound(py), |s| PyString::new(py, s).into_any())
+        s.as_ref().map_or_else(
+            || py.None().into_bound(py),
+            |s| PyString::new(py, s).into_any(),
+        )
     };
     let args = vec![
         PyString::new(py, f.code.as_str()).into_any(),
@@ -902,9 +949,12 @@ fn reported_py<'py>(py: Python<'py>, c: &Classes, r: &crate::audit::Reported, so
 }
 
 /// Rules tags resolved once per distinct text, from any thread.
-fn resolver(resolve: Py<PyAny>) -> impl Fn(Option<&str>) -> Option<std::sync::Arc<RuleSet>> + Send + Sync {
-    let cache: std::sync::Mutex<std::collections::HashMap<Option<String>, Option<std::sync::Arc<RuleSet>>>> =
-        std::sync::Mutex::new(std::collections::HashMap::new());
+fn resolver(
+    resolve: Py<PyAny>,
+) -> impl Fn(Option<&str>) -> Option<std::sync::Arc<RuleSet>> + Send + Sync {
+    let cache: std::sync::Mutex<
+        std::collections::HashMap<Option<String>, Option<std::sync::Arc<RuleSet>>>,
+    > = std::sync::Mutex::new(std::collections::HashMap::new());
     move |tag: Option<&str>| {
         let key = tag.map(str::to_string);
         if let Some(hit) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
@@ -924,7 +974,9 @@ fn resolver(resolve: Py<PyAny>) -> impl Fn(Option<&str>) -> Option<std::sync::Ar
 
 /// Rules tag checks, cached per distinct text, from any thread.
 fn shared_check(check: Py<PyAny>) -> impl Fn() -> parser::RulesCheck + Sync {
-    type Cache = std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, Option<(String, usize)>>>>;
+    type Cache = std::sync::Arc<
+        std::sync::Mutex<std::collections::HashMap<String, Option<(String, usize)>>>,
+    >;
     let cache: Cache = std::sync::Arc::new(std::sync::Mutex::new(std::collections::HashMap::new()));
     let check = std::sync::Arc::new(check);
     move || {
@@ -999,7 +1051,14 @@ fn audit_file<'py>(
     for r in &summary.findings {
         out.append(reported_py(py, c, r, &source)?)?;
     }
-    Ok((out, summary.games, summary.hands, summary.cards, summary.unscored, summary.bytes))
+    Ok((
+        out,
+        summary.games,
+        summary.hands,
+        summary.cards,
+        summary.unscored,
+        summary.bytes,
+    ))
 }
 
 /// The position in play order of the card that takes a trick.
@@ -1014,7 +1073,14 @@ fn trick_winner(cards: Vec<u8>, trump: i32, ten_point: bool) -> PyResult<usize> 
 /// with trump `trump`, the hand's first card led `lead`, and this trick's first card `led` (None: leading).
 #[pyfunction]
 #[pyo3(signature = (rules, trump, held, trick, lead=None, led=None))]
-fn legal_cards(rules: &PyRules, trump: i32, held: u64, trick: usize, lead: Option<u8>, led: Option<u8>) -> PyResult<u64> {
+fn legal_cards(
+    rules: &PyRules,
+    trump: i32,
+    held: u64,
+    trick: usize,
+    lead: Option<u8>,
+    led: Option<u8>,
+) -> PyResult<u64> {
     let table = crate::cards::TrumpTable::get(trump, rules.inner.ten_point);
     let lead = lead.map(card_from).transpose()?;
     let led = led.map(card_from).transpose()?;
@@ -1034,7 +1100,10 @@ fn audit_records<'py>(
     for g in games.try_iter()? {
         parsed.push(game_from(&g?)?);
     }
-    let sets: Vec<Option<RuleSet>> = rules.iter().map(|r| r.as_ref().map(|r| r.get().inner.clone())).collect();
+    let sets: Vec<Option<RuleSet>> = rules
+        .iter()
+        .map(|r| r.as_ref().map(|r| r.get().inner.clone()))
+        .collect();
     let results: Vec<Option<GameResult>> = py.detach(|| {
         parsed
             .iter()

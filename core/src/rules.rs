@@ -148,7 +148,7 @@ impl RuleSet {
     /// The number a bid word stands for; `None` for a word that is no bid.
     pub fn bid_value(&self, word: &str) -> Option<i32> {
         let w = word.to_lowercase();
-        if self.top_bid_words.iter().any(|t| *t == w) {
+        if self.top_bid_words.contains(&w) {
             return Some(self.top_bid);
         }
         bid_number(&w)

@@ -9,8 +9,12 @@ use crate::rules::{AllPass, Auction, PITCH_VALUE, RuleSet, Smudge, bid_number};
 /// selling auction, from the eldest hand's left round to the dealer (the eldest hand speaks last).
 pub fn speaking_order(rules: &RuleSet, seats: &Seats, dealer: i32) -> Vec<i32> {
     match rules.auction {
-        Auction::Sell => (0..seats.n as i32 - 1).map(|i| seats.after(dealer, 2 + i)).collect(),
-        Auction::OnceRound => (0..seats.n as i32).map(|i| seats.after(dealer, 1 + i)).collect(),
+        Auction::Sell => (0..seats.n as i32 - 1)
+            .map(|i| seats.after(dealer, 2 + i))
+            .collect(),
+        Auction::OnceRound => (0..seats.n as i32)
+            .map(|i| seats.after(dealer, 1 + i))
+            .collect(),
     }
 }
 
@@ -20,22 +24,43 @@ pub fn first_speaker(rules: &RuleSet, seats: &Seats, dealer: i32) -> i32 {
 }
 
 /// Check the auction; set pitcher, contract, high bid and sale on `prep`.
-pub fn auction(h: &Hand, seats: &Seats, rules: &RuleSet, dealer: i32, prep: &mut Prepared, game: &Game) {
+pub fn auction(
+    h: &Hand,
+    seats: &Seats,
+    rules: &RuleSet,
+    dealer: i32,
+    prep: &mut Prepared,
+    game: &Game,
+) {
     let line = h.bids.as_ref().map_or(h.meta.line, |b| b.meta.line);
     let find = |prep: &mut Prepared, code: Code, msg: String, col: u32, subject: Option<&str>| {
         let mut f = Finding::new(code, msg, line, col);
         f.subject = subject.map(str::to_string);
         prep.push(f);
     };
-    let find_cmp = |prep: &mut Prepared, code: Code, msg: String, col: u32, subject: &str, exp: String, rec: String| {
-        prep.push(Finding::new(code, msg, line, col).about(subject).compare(exp, rec));
+    let find_cmp = |prep: &mut Prepared,
+                    code: Code,
+                    msg: String,
+                    col: u32,
+                    subject: &str,
+                    exp: String,
+                    rec: String| {
+        prep.push(
+            Finding::new(code, msg, line, col)
+                .about(subject)
+                .compare(exp, rec),
+        );
     };
     let word = |b: &Bid| game.word_of(b.word);
     let player = |b: &Bid| game.name_of(b.player);
     let eldest = seats.after(dealer, 1);
     let sell = rules.auction == Auction::Sell;
     let order = speaking_order(rules, seats, dealer);
-    let mut bids: Vec<&Bid> = h.bids.as_ref().map(|b| b.bids.iter().collect()).unwrap_or_default();
+    let mut bids: Vec<&Bid> = h
+        .bids
+        .as_ref()
+        .map(|b| b.bids.iter().collect())
+        .unwrap_or_default();
     let mut final_word: Option<&Bid> = None;
     if sell {
         if let Some(&last) = bids.last() {
@@ -66,7 +91,10 @@ pub fn auction(h: &Hand, seats: &Seats, rules: &RuleSet, dealer: i32, prep: &mut
             find(
                 prep,
                 Code::A302,
-                format!("{} bids twice in one auction (each player speaks once)", player(b)),
+                format!(
+                    "{} bids twice in one auction (each player speaks once)",
+                    player(b)
+                ),
                 b.column,
                 Some(player(b)),
             );
@@ -92,7 +120,9 @@ pub fn auction(h: &Hand, seats: &Seats, rules: &RuleSet, dealer: i32, prep: &mut
         }
         let exp = order
             .get(j)
-            .map_or("nobody (everyone has spoken)".to_string(), |&o| seats.name(o).to_string());
+            .map_or("nobody (everyone has spoken)".to_string(), |&o| {
+                seats.name(o).to_string()
+            });
         let who: Vec<&str> = order.iter().map(|&x| seats.name(x)).collect();
         find_cmp(
             prep,
@@ -121,7 +151,9 @@ pub fn auction(h: &Hand, seats: &Seats, rules: &RuleSet, dealer: i32, prep: &mut
             find_cmp(
                 prep,
                 Code::A301,
-                format!("the auction is missing {names}: every player speaks once, passes included"),
+                format!(
+                    "the auction is missing {names}: every player speaks once, passes included"
+                ),
                 1,
                 seats.name(missing.first().copied().unwrap_or(-1)),
                 names.clone(),
@@ -144,7 +176,10 @@ pub fn auction(h: &Hand, seats: &Seats, rules: &RuleSet, dealer: i32, prep: &mut
             find(
                 prep,
                 Code::A308,
-                format!("{who} says {}, which only the eldest hand says, last, in a selling auction", py_repr(w)),
+                format!(
+                    "{who} says {}, which only the eldest hand says, last, in a selling auction",
+                    py_repr(w)
+                ),
                 b.column,
                 Some(who),
             );
@@ -155,7 +190,10 @@ pub fn auction(h: &Hand, seats: &Seats, rules: &RuleSet, dealer: i32, prep: &mut
             find_cmp(
                 prep,
                 Code::A304,
-                format!("{who} pitches in the auction, but {} has no pitching (pitching=off)", rules.preset),
+                format!(
+                    "{who} pitches in the auction, but {} has no pitching (pitching=off)",
+                    rules.preset
+                ),
                 b.column,
                 who,
                 range.clone(),
@@ -168,9 +206,15 @@ pub fn auction(h: &Hand, seats: &Seats, rules: &RuleSet, dealer: i32, prep: &mut
         if is_pitch {
             prep.pitchers.push(seat);
         }
-        let value = if is_pitch { Some(PITCH_VALUE) } else { rules.bid_value(w) };
+        let value = if is_pitch {
+            Some(PITCH_VALUE)
+        } else {
+            rules.bid_value(w)
+        };
         if is_pitch && w.len() > 6 {
-            let suit = "SHDC".find(w.chars().last().unwrap_or('?')).map_or(-1, |s| s as i32);
+            let suit = "SHDC"
+                .find(w.chars().last().unwrap_or('?'))
+                .map_or(-1, |s| s as i32);
             prep.pitch_suits.push((seat, suit));
         }
         let in_range = value.is_some_and(|v| rules.min_bid <= v && v <= rules.top_bid);
@@ -196,7 +240,9 @@ pub fn auction(h: &Hand, seats: &Seats, rules: &RuleSet, dealer: i32, prep: &mut
                     continue;
                 }
                 // a takeover is a pitch in a new suit, or a top bid (a smudge is no pitch: its suit is free)
-                let same = is_pitch && prep.pitch_suit(seat) >= 0 && prep.pitch_suit(seat) == prep.pitch_suit(pitched);
+                let same = is_pitch
+                    && prep.pitch_suit(seat) >= 0
+                    && prep.pitch_suit(seat) == prep.pitch_suit(pitched);
                 if (is_pitch && same) || (!is_pitch && v != rules.top_bid) {
                     find_cmp(
                         prep,
@@ -285,7 +331,11 @@ pub fn auction(h: &Hand, seats: &Seats, rules: &RuleSet, dealer: i32, prep: &mut
                     value.to_string(),
                 );
             } else if value == rules.top_bid && !rules.steal_smudge {
-                let what = if !w.is_empty() && w.chars().all(char::is_alphabetic) { w } else { "top bid" };
+                let what = if !w.is_empty() && w.chars().all(char::is_alphabetic) {
+                    w
+                } else {
+                    "top bid"
+                };
                 find_cmp(
                     prep,
                     Code::A305,
@@ -319,7 +369,7 @@ pub fn auction(h: &Hand, seats: &Seats, rules: &RuleSet, dealer: i32, prep: &mut
     prep.high_bid = high;
     let has_tricks = !h.tricks.is_empty();
     if sell {
-        let fw = final_word.map(|b| word(b));
+        let fw = final_word.map(word);
         if high_seat >= 0 {
             match fw {
                 Some("sells") => {
@@ -366,7 +416,9 @@ pub fn auction(h: &Hand, seats: &Seats, rules: &RuleSet, dealer: i32, prep: &mut
     } else if high_seat >= 0 {
         prep.pitcher = high_seat;
         prep.contract = high;
-    } else if let Some((_, _, seat)) = faulty.filter(|&(_, by_dealer, _)| !(by_dealer && rules.all_pass == AllPass::DealerBids)) {
+    } else if let Some((_, _, seat)) =
+        faulty.filter(|&(_, by_dealer, _)| !(by_dealer && rules.all_pass == AllPass::DealerBids))
+    {
         // nobody made a legal bid, but someone bid (already an A304): that player pitches, with no contract
         prep.pitcher = seat;
         prep.contract = 0;
@@ -422,7 +474,14 @@ pub fn auction(h: &Hand, seats: &Seats, rules: &RuleSet, dealer: i32, prep: &mut
             }
         }
     }
-    if !has_tricks && h.bids.is_some() && !prep.thrown_in && h.misdeal.is_none() && high_seat < 0 && faulty.is_none() && rules.all_pass == AllPass::EldestPitches {
+    if !has_tricks
+        && h.bids.is_some()
+        && !prep.thrown_in
+        && h.misdeal.is_none()
+        && high_seat < 0
+        && faulty.is_none()
+        && rules.all_pass == AllPass::EldestPitches
+    {
         find(
             prep,
             Code::A306,

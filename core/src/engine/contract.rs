@@ -1,6 +1,6 @@
 //! The contract and the penalties: the points of a hand become its score.
 
-use super::play::{FollowRule, Played, replay};
+use super::play::{FollowRule, replay};
 use super::points::count_points;
 use super::{HandScore, Prepared, RevokePlay, Seats, Status};
 use crate::cards::{Card, TrumpTable};
@@ -9,9 +9,16 @@ use crate::rules::{Revoke, RuleSet, Smudge};
 /// Points, contract and penalties of one hand.
 pub fn score_hand(prep: &Prepared, rules: &RuleSet, seats: &Seats) -> HandScore {
     let sides = seats.side_names.len();
-    let mut hs = HandScore { went_out: -1, ..HandScore::default() };
+    let mut hs = HandScore {
+        went_out: -1,
+        ..HandScore::default()
+    };
     if prep.misdeal || prep.thrown_in {
-        hs.status = if prep.misdeal { Status::Misdeal } else { Status::ThrownIn };
+        hs.status = if prep.misdeal {
+            Status::Misdeal
+        } else {
+            Status::ThrownIn
+        };
         hs.scored = true;
         hs.score = vec![0; sides];
         return hs;
@@ -26,20 +33,34 @@ pub fn score_hand(prep: &Prepared, rules: &RuleSet, seats: &Seats) -> HandScore 
         let table = TrumpTable::get(prep.trump, rules.ten_point);
         let lead = prep.cards.first().and_then(|c| c.first()).copied();
         for &(t, pos) in &played.revokes {
-            let (Some(cs), Some(ss)) = (prep.cards.get(t), prep.seats.get(t)) else { continue };
-            let (Some(&led_card), Some(&card), Some(&seat)) = (cs.first(), cs.get(pos), ss.get(pos)) else { continue };
+            let (Some(cs), Some(ss)) = (prep.cards.get(t), prep.seats.get(t)) else {
+                continue;
+            };
+            let (Some(&led_card), Some(&card), Some(&seat)) =
+                (cs.first(), cs.get(pos), ss.get(pos))
+            else {
+                continue;
+            };
             let led = table.suit(led_card);
             if led > 3 {
                 continue; // a card outside the deck led (D203): there is no suit to follow
             }
             let held = prep.held_before(seat, t);
             let mut could = held & table.mask(led);
-            if (could == 0 || rules.trumps_only) && FollowRule::of(rules, table, t, lead) != FollowRule::FreeFirst {
+            if (could == 0 || rules.trumps_only)
+                && FollowRule::of(rules, table, t, lead) != FollowRule::FreeFirst
+            {
                 could = held & table.trumps(); // void in the suit led, yet a trump was due
             }
             let mut could: Vec<Card> = crate::cards::cards_of(could).collect();
             could.reverse();
-            hs.revoke_plays.push(RevokePlay { trick: t + 1, pos, seat, card, could });
+            hs.revoke_plays.push(RevokePlay {
+                trick: t + 1,
+                pos,
+                seat,
+                card,
+                could,
+            });
             let side = seats.side(seat);
             if !revoke_sides.contains(&side) {
                 revoke_sides.push(side);
@@ -54,15 +75,24 @@ pub fn score_hand(prep: &Prepared, rules: &RuleSet, seats: &Seats) -> HandScore 
     let pts = count_points(&played, rules, seats, prep.trump as u8);
     let made = pts.made(sides);
     let mut score = made.clone();
-    let p = if prep.pitcher >= 0 { seats.side(prep.pitcher) } else { -1 };
+    let p = if prep.pitcher >= 0 {
+        seats.side(prep.pitcher)
+    } else {
+        -1
+    };
     let ps = usize::try_from(p).ok().filter(|&x| x < sides);
-    let loss = if prep.takeover && rules.double_loss { 2 } else { 1 };
+    let loss = if prep.takeover && rules.double_loss {
+        2
+    } else {
+        1
+    };
     hs.takeover = prep.takeover;
     if let (Some(pi), true) = (ps, prep.contract > 0) {
         let mine = made.get(pi).copied().unwrap_or(0);
         let ok = if rules.smudge == Smudge::AllTricks && prep.top_bid {
             hs.smudge = true;
-            pts.awards.iter().all(|a| a.side == p) && pts.tricks.get(pi).copied().unwrap_or(0) == pts.tricks.iter().sum::<i32>()
+            pts.awards.iter().all(|a| a.side == p)
+                && pts.tricks.get(pi).copied().unwrap_or(0) == pts.tricks.iter().sum::<i32>()
         } else {
             hs.smudge = prep.top_bid && matches!(rules.smudge, Smudge::WinsGame | Smudge::Moon);
             mine >= prep.contract
@@ -80,7 +110,11 @@ pub fn score_hand(prep: &Prepared, rules: &RuleSet, seats: &Seats) -> HandScore 
         }
     }
     if !revoke_sides.is_empty() {
-        let penalty = if rules.revoke == Revoke::Bid { prep.contract } else { prep.high_bid };
+        let penalty = if rules.revoke == Revoke::Bid {
+            prep.contract
+        } else {
+            prep.high_bid
+        };
         for &r in &revoke_sides {
             if let Some(x) = usize::try_from(r).ok().and_then(|r| score.get_mut(r)) {
                 *x = -penalty;
@@ -98,15 +132,26 @@ pub fn score_hand(prep: &Prepared, rules: &RuleSet, seats: &Seats) -> HandScore 
             }
         }
     }
-    let seller_side = if prep.seller >= 0 { seats.side(prep.seller) } else { -1 };
-    if let Some(x) = usize::try_from(seller_side).ok().and_then(|s| score.get_mut(s)) {
+    let seller_side = if prep.seller >= 0 {
+        seats.side(prep.seller)
+    } else {
+        -1
+    };
+    if let Some(x) = usize::try_from(seller_side)
+        .ok()
+        .and_then(|s| score.get_mut(s))
+    {
         *x += prep.sale;
     }
     hs.set_back = score
         .iter()
         .enumerate()
         .map(|(i, &v)| {
-            let sale = if i as i32 == seller_side { prep.sale } else { 0 };
+            let sale = if i as i32 == seller_side {
+                prep.sale
+            } else {
+                0
+            };
             if v - sale < 0 { -(v - sale) } else { 0 }
         })
         .collect();

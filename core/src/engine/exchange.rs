@@ -25,7 +25,10 @@ impl Dealt {
     }
 
     fn get(&self, card: Card) -> i32 {
-        self.to.get(usize::from(card.index())).copied().unwrap_or(NOBODY)
+        self.to
+            .get(usize::from(card.index()))
+            .copied()
+            .unwrap_or(NOBODY)
     }
 
     fn set(&mut self, card: Card, who: i32) {
@@ -36,29 +39,55 @@ impl Dealt {
 }
 
 fn who_name(seats: &Seats, who: i32) -> String {
-    if who == WIDOW { "the widow".into() } else { seats.name(who).to_string() }
+    if who == WIDOW {
+        "the widow".into()
+    } else {
+        seats.name(who).to_string()
+    }
 }
 
 /// Deal integrity: every card dealt once, each player the right number, the widow's size.
-pub fn check_deal(h: &Hand, game: &Game, seats: &Seats, rules: &RuleSet, prep: &mut Prepared) -> Dealt {
+pub fn check_deal(
+    h: &Hand,
+    game: &Game,
+    seats: &Seats,
+    rules: &RuleSet,
+    prep: &mut Prepared,
+) -> Dealt {
     let n = seats.n;
-    let mut seen = Dealt { to: [NOBODY; 54], widow: Vec::new() };
+    let mut seen = Dealt {
+        to: [NOBODY; 54],
+        widow: Vec::new(),
+    };
     prep.dealt = vec![0; n];
     let deal_size = rules.deal_size_for(n);
-    let deck = if rules.ten_point { "54-card" } else { "52-card" };
-    let mut take = |prep: &mut Prepared, seen: &mut Dealt, c: Card, who: i32, line: u32, col: u32| {
+    let deck = if rules.ten_point {
+        "54-card"
+    } else {
+        "52-card"
+    };
+    let take = |prep: &mut Prepared, seen: &mut Dealt, c: Card, who: i32, line: u32, col: u32| {
         let name = who_name(seats, who);
         if !c.in_deck(rules.ten_point) {
             prep.push(
-                Finding::new(Code::D203, format!("{} is not in the {deck} deck of {}", c.name(), rules.preset), line, col)
-                    .about(name),
+                Finding::new(
+                    Code::D203,
+                    format!("{} is not in the {deck} deck of {}", c.name(), rules.preset),
+                    line,
+                    col,
+                )
+                .about(name),
             );
             seen.set(c, who); // reported once, here
         } else if seen.get(c) != NOBODY {
             prep.push(
                 Finding::new(
                     Code::D201,
-                    format!("{} is dealt twice (to {} and to {name})", c.name(), who_name(seats, seen.get(c))),
+                    format!(
+                        "{} is dealt twice (to {} and to {name})",
+                        c.name(),
+                        who_name(seats, seen.get(c))
+                    ),
                     line,
                     col,
                 )
@@ -75,11 +104,19 @@ pub fn check_deal(h: &Hand, game: &Game, seats: &Seats, rules: &RuleSet, prep: &
         let line = deal.meta.line;
         for hold in &deal.holdings {
             let seat = seats.seat(hold.player);
-            let Ok(s) = usize::try_from(seat) else { continue };
+            let Ok(s) = usize::try_from(seat) else {
+                continue;
+            };
             let who = game.name_of(hold.player);
             if prep.dealt.get(s).is_some_and(|&m| m != 0) {
                 prep.push(
-                    Finding::new(Code::D201, format!("{who} is dealt twice in one deal line"), line, hold.column).about(who),
+                    Finding::new(
+                        Code::D201,
+                        format!("{who} is dealt twice in one deal line"),
+                        line,
+                        hold.column,
+                    )
+                    .about(who),
                 );
             }
             for (i, &c) in hold.cards.iter().enumerate() {
@@ -96,11 +133,19 @@ pub fn check_deal(h: &Hand, game: &Game, seats: &Seats, rules: &RuleSet, prep: &
                 continue;
             }
             if hold.cards.len() != deal_size as usize {
-                let with = if rules.deal_size.1.is_empty() { String::new() } else { format!(" with {n} players") };
+                let with = if rules.deal_size.1.is_empty() {
+                    String::new()
+                } else {
+                    format!(" with {n} players")
+                };
                 prep.push(
                     Finding::new(
                         Code::D202,
-                        format!("{who} is dealt {} cards; {} deals {deal_size}{with}", hold.cards.len(), rules.preset),
+                        format!(
+                            "{who} is dealt {} cards; {} deals {deal_size}{with}",
+                            hold.cards.len(),
+                            rules.preset
+                        ),
                         line,
                         hold.column,
                     )
@@ -112,20 +157,35 @@ pub fn check_deal(h: &Hand, game: &Game, seats: &Seats, rules: &RuleSet, prep: &
         let missing: Vec<&str> = (0..n)
             .filter(|&s| {
                 prep.dealt.get(s).is_some_and(|&m| m == 0)
-                    && !deal.holdings.iter().any(|x| seats.seat(x.player) == s as i32)
+                    && !deal
+                        .holdings
+                        .iter()
+                        .any(|x| seats.seat(x.player) == s as i32)
             })
             .map(|s| seats.name(s as i32))
             .collect();
         if !missing.is_empty() && !deal.incomplete {
             prep.push(
-                Finding::new(Code::D202, format!("the deal line gives no cards to {}", missing.join(", ")), line, 1)
-                    .about(missing.first().copied().unwrap_or("")),
+                Finding::new(
+                    Code::D202,
+                    format!("the deal line gives no cards to {}", missing.join(", ")),
+                    line,
+                    1,
+                )
+                .about(missing.first().copied().unwrap_or("")),
             );
         }
     }
     if let Some(w) = &h.widow {
         for (i, &c) in w.cards.iter().enumerate() {
-            take(prep, &mut seen, c, WIDOW, w.meta.line, w.columns.get(i).copied().unwrap_or(1));
+            take(
+                prep,
+                &mut seen,
+                c,
+                WIDOW,
+                w.meta.line,
+                w.columns.get(i).copied().unwrap_or(1),
+            );
         }
         let stock = i64::from(rules.deck_size()) - n as i64 * i64::from(deal_size);
         if stock >= 0 && w.cards.len() as i64 != stock && rules.has_exchange(n) {
@@ -157,7 +217,15 @@ fn names(mask: CardMask) -> String {
 /// `leftover=bidder` gives what the stock still holds to the pitcher, who discards back
 /// to `hand_size`. Holdings known from the deal line become the hands after the exchange,
 /// so the play is judged on those.
-pub fn exchange(h: &Hand, game: &Game, seats: &Seats, rules: &RuleSet, prep: &mut Prepared, dealt_to: &mut Dealt, trump_mask: CardMask) {
+pub fn exchange(
+    h: &Hand,
+    game: &Game,
+    seats: &Seats,
+    rules: &RuleSet,
+    prep: &mut Prepared,
+    dealt_to: &mut Dealt,
+    trump_mask: CardMask,
+) {
     prep.exchanged = true;
     let n = seats.n;
     let size = rules.hand_size;
@@ -178,7 +246,9 @@ pub fn exchange(h: &Hand, game: &Game, seats: &Seats, rules: &RuleSet, prep: &mu
     for x in &h.exchanges {
         let who = game.name_of(x.holding.player);
         let seat = seats.seat(x.holding.player);
-        let Ok(s) = usize::try_from(seat) else { continue };
+        let Ok(s) = usize::try_from(seat) else {
+            continue;
+        };
         let is_known = known.get(s).copied().unwrap_or(false);
         if let Some(l) = own_line.get_mut(s) {
             *l = Some(x.meta.line);
@@ -195,15 +265,25 @@ pub fn exchange(h: &Hand, game: &Game, seats: &Seats, rules: &RuleSet, prep: &mu
             }
         }
         for (i, &c) in x.holding.cards.iter().enumerate() {
-            let col = x.holding.columns.get(i).copied().unwrap_or(x.holding.column);
+            let col = x
+                .holding
+                .columns
+                .get(i)
+                .copied()
+                .unwrap_or(x.holding.column);
             let held = prep.dealt.get(s).copied().unwrap_or(0);
             match x.kind {
                 ExchangeKind::Discard => {
                     if is_known && held & c.bit() == 0 {
                         prep.push(
-                            Finding::new(Code::D206, format!("{who} discards {}, which {who} did not hold", c.name()), x.meta.line, col)
-                                .about(who)
-                                .compare(format!("a card {who} held"), c.name()),
+                            Finding::new(
+                                Code::D206,
+                                format!("{who} discards {}, which {who} did not hold", c.name()),
+                                x.meta.line,
+                                col,
+                            )
+                            .about(who)
+                            .compare(format!("a card {who} held"), c.name()),
                         );
                     } else if trump_mask & c.bit() != 0 {
                         thrown_trumps.push((c, col));
@@ -215,8 +295,17 @@ pub fn exchange(h: &Hand, game: &Game, seats: &Seats, rules: &RuleSet, prep: &mu
                 ExchangeKind::Draw => {
                     if !c.in_deck(rules.ten_point) {
                         prep.push(
-                            Finding::new(Code::D203, format!("{} is not in the 52-card deck of {}", c.name(), rules.preset), x.meta.line, col)
-                                .about(who),
+                            Finding::new(
+                                Code::D203,
+                                format!(
+                                    "{} is not in the 52-card deck of {}",
+                                    c.name(),
+                                    rules.preset
+                                ),
+                                x.meta.line,
+                                col,
+                            )
+                            .about(who),
                         );
                     } else if dealt_to.get(c) != NOBODY && dealt_to.get(c) != WIDOW {
                         prep.push(
@@ -259,9 +348,14 @@ pub fn exchange(h: &Hand, game: &Game, seats: &Seats, rules: &RuleSet, prep: &mu
                     "only non-trumps may be thrown".to_string()
                 };
                 prep.push(
-                    Finding::new(Code::D206, format!("{who} discards {}, a trump: {rule}", c.name()), x.meta.line, col)
-                        .about(who)
-                        .compare("a card that is not a trump", c.name()),
+                    Finding::new(
+                        Code::D206,
+                        format!("{who} discards {}, a trump: {rule}", c.name()),
+                        x.meta.line,
+                        col,
+                    )
+                    .about(who)
+                    .compare("a card that is not a trump", c.name()),
                 );
             }
         }
@@ -272,7 +366,9 @@ pub fn exchange(h: &Hand, game: &Game, seats: &Seats, rules: &RuleSet, prep: &mu
     let took_leftover = rules.leftover_to_bidder
         && usize::try_from(p).ok().is_some_and(|ps| {
             known.get(ps).copied().unwrap_or(false)
-                && before_draw.get(ps).is_some_and(|&b| b >= 0 && i64::from(drawn.get(ps).copied().unwrap_or(0)) > i64::from(size) - b)
+                && before_draw.get(ps).is_some_and(|&b| {
+                    b >= 0 && i64::from(drawn.get(ps).copied().unwrap_or(0)) > i64::from(size) - b
+                })
         });
     let ran_out = rules.draw && stock == Some(0) && !took_leftover;
     for (s, &k) in known.iter().enumerate() {
@@ -291,7 +387,10 @@ pub fn exchange(h: &Hand, game: &Game, seats: &Seats, rules: &RuleSet, prep: &mu
             prep.push(
                 Finding::new(
                     Code::D206,
-                    format!("{who} keeps {}: after trump is named every non-trump dealt is thrown", names(kept)),
+                    format!(
+                        "{who} keeps {}: after trump is named every non-trump dealt is thrown",
+                        names(kept)
+                    ),
                     at,
                     1,
                 )
@@ -301,7 +400,11 @@ pub fn exchange(h: &Hand, game: &Game, seats: &Seats, rules: &RuleSet, prep: &mu
         }
         let held = now.count_ones();
         if held > size || (held < size && !ran_out) {
-            let refill = if rules.draw { "the dealer refills every hand to" } else { "everyone discards down to" };
+            let refill = if rules.draw {
+                "the dealer refills every hand to"
+            } else {
+                "everyone discards down to"
+            };
             prep.push(
                 Finding::new(
                     Code::D206,
@@ -321,7 +424,11 @@ pub fn exchange(h: &Hand, game: &Game, seats: &Seats, rules: &RuleSet, prep: &mu
         if rules.leftover_to_bidder && prep.pitcher >= 0 && !h.exchanges.is_empty() {
             let bidder = seats.name(prep.pitcher);
             let rest = names(st);
-            let when = if rules.draw { "after the refill" } else { "after the discard" };
+            let when = if rules.draw {
+                "after the refill"
+            } else {
+                "after the discard"
+            };
             prep.push(
                 Finding::new(
                     Code::D206,

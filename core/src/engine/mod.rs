@@ -117,12 +117,21 @@ impl Seats {
                 .collect();
             (teams.into_iter().map(|(t, _)| t).collect(), side_of)
         };
-        Seats { n: names.len(), names, seat_of_name, side_names, side_of }
+        Seats {
+            n: names.len(),
+            names,
+            seat_of_name,
+            side_names,
+            side_of,
+        }
     }
 
     /// The seat of an interned name (-1: not seated).
     pub fn seat(&self, name: Name) -> i32 {
-        self.seat_of_name.get(name.0 as usize).copied().unwrap_or(-1)
+        self.seat_of_name
+            .get(name.0 as usize)
+            .copied()
+            .unwrap_or(-1)
     }
 
     /// A seat's player ("nobody" for no seat).
@@ -152,12 +161,20 @@ impl Seats {
 
     /// The next seat clockwise from `seat`, `k` places on.
     pub fn after(&self, seat: i32, k: i32) -> i32 {
-        if self.n == 0 { 0 } else { (seat + k).rem_euclid(self.n as i32) }
+        if self.n == 0 {
+            0
+        } else {
+            (seat + k).rem_euclid(self.n as i32)
+        }
     }
 
     /// How far clockwise `seat` sits from `from`.
     pub fn distance(&self, from: i32, seat: i32) -> i32 {
-        if self.n == 0 { 0 } else { (seat - from).rem_euclid(self.n as i32) }
+        if self.n == 0 {
+            0
+        } else {
+            (seat - from).rem_euclid(self.n as i32)
+        }
     }
 }
 
@@ -219,7 +236,10 @@ pub struct Prepared {
 impl Prepared {
     /// The value of `seat`'s standing bid, if it made one.
     pub fn bid_of(&self, seat: i32) -> Option<i32> {
-        self.bid_of.iter().find(|(s, _)| *s == seat).map(|(_, v)| *v)
+        self.bid_of
+            .iter()
+            .find(|(s, _)| *s == seat)
+            .map(|(_, v)| *v)
     }
 
     /// The suit written with `seat`'s pitch (-1: none).
@@ -237,7 +257,11 @@ impl Prepared {
         let mut played = vec![0 as CardMask; t * seats];
         for (ti, (cs, ss)) in self.cards.iter().zip(&self.seats).enumerate() {
             for (c, s) in cs.iter().zip(ss) {
-                if let Some(m) = usize::try_from(*s).ok().filter(|&s| s < seats).and_then(|s| played.get_mut(ti * seats + s)) {
+                if let Some(m) = usize::try_from(*s)
+                    .ok()
+                    .filter(|&s| s < seats)
+                    .and_then(|s| played.get_mut(ti * seats + s))
+                {
                     *m |= c.bit();
                 }
             }
@@ -263,7 +287,12 @@ impl Prepared {
                 }
             }
         }
-        Holdings { seats, before, after, dealt: self.dealt.clone() }
+        Holdings {
+            seats,
+            before,
+            after,
+            dealt: self.dealt.clone(),
+        }
     }
 
     /// The cards `seat` held as trick `trick` (0-based) began: still to play, or dealt and not yet played.
@@ -273,7 +302,11 @@ impl Prepared {
         for (t, (cs, ss)) in self.cards.iter().zip(&self.seats).enumerate() {
             for (c, s) in cs.iter().zip(ss) {
                 if *s == seat {
-                    if t < trick { before |= c.bit() } else { after |= c.bit() }
+                    if t < trick {
+                        before |= c.bit()
+                    } else {
+                        after |= c.bit()
+                    }
                 }
             }
         }
@@ -306,7 +339,9 @@ impl Holdings {
     /// The cards `seat` held as trick `trick` (0-based) began.
     #[inline]
     pub fn held(&self, seat: i32, trick: usize) -> CardMask {
-        let Some(s) = usize::try_from(seat).ok().filter(|&s| s < self.seats) else { return 0 };
+        let Some(s) = usize::try_from(seat).ok().filter(|&s| s < self.seats) else {
+            return 0;
+        };
         let i = trick.min(self.before.len() / self.seats.max(1) - 1) * self.seats + s;
         let before = self.before.get(i).copied().unwrap_or(0);
         let after = self.after.get(i).copied().unwrap_or(0);
@@ -404,7 +439,11 @@ pub fn check_game_shape(game: &Game, rules: &RuleSet) -> Vec<Finding> {
     let (lo, hi) = rules.players;
     let most = rules.max_seats();
     if n > 0 && !(lo as usize <= n && n <= hi as usize) {
-        let range = if lo != hi { format!("{lo}-{hi} players") } else { format!("{lo}") };
+        let range = if lo != hi {
+            format!("{lo}-{hi} players")
+        } else {
+            format!("{lo}")
+        };
         out.push(Finding::new(
             Code::E107,
             format!("{n} players seated, but {} is for {range}", rules.preset),
@@ -432,7 +471,8 @@ pub fn check_game_shape(game: &Game, rules: &RuleSet) -> Vec<Finding> {
         if teams.is_empty() {
             out.push(Finding::new(
                 Code::E107,
-                "a partnership game needs a Teams tag, e.g. [Teams \"NS: Ann Cal; EW: Bob Dee\"]".into(),
+                "a partnership game needs a Teams tag, e.g. [Teams \"NS: Ann Cal; EW: Bob Dee\"]"
+                    .into(),
                 line_of("Rules"),
                 1,
             ));
@@ -444,10 +484,16 @@ pub fn check_game_shape(game: &Game, rules: &RuleSet) -> Vec<Finding> {
                 1,
             ));
         } else if teams.iter().any(|(_, ps)| ps.len() != 2) || teams.len() < 2 {
-            let sizes: Vec<String> = teams.iter().map(|(t, ps)| format!("{t} has {}", ps.len())).collect();
+            let sizes: Vec<String> = teams
+                .iter()
+                .map(|(t, ps)| format!("{t} has {}", ps.len()))
+                .collect();
             out.push(Finding::new(
                 Code::E107,
-                format!("partnership teams are pairs, two or three of them: {}", sizes.join("; ")),
+                format!(
+                    "partnership teams are pairs, two or three of them: {}",
+                    sizes.join("; ")
+                ),
                 line_of("Teams"),
                 1,
             ));
@@ -456,7 +502,10 @@ pub fn check_game_shape(game: &Game, rules: &RuleSet) -> Vec<Finding> {
             let k = teams.len() as i64;
             let bad: Vec<String> = teams
                 .iter()
-                .filter(|(_, ps)| ps.windows(2).any(|w| matches!(w, [a, b] if (seat(b) - seat(a)).rem_euclid(k) != 0)))
+                .filter(|(_, ps)| {
+                    ps.windows(2)
+                        .any(|w| matches!(w, [a, b] if (seat(b) - seat(a)).rem_euclid(k) != 0))
+                })
                 .map(|(t, ps)| format!("{t}: {}", ps.join(" ")))
                 .collect();
             if !bad.is_empty() {
@@ -488,7 +537,10 @@ pub fn check_game_shape(game: &Game, rules: &RuleSet) -> Vec<Finding> {
 
 /// Replay and score one game: the one entry point for one hand or a million.
 pub fn audit_game(game: &Game, rules: &RuleSet) -> GameResult {
-    let mut res = GameResult { winner: -1, ..GameResult::default() };
+    let mut res = GameResult {
+        winner: -1,
+        ..GameResult::default()
+    };
     res.findings = check_game_shape(game, rules);
     let seats = Seats::new(game, rules);
     if seats.n == 0 || !res.findings.is_empty() {
@@ -498,7 +550,11 @@ pub fn audit_game(game: &Game, rules: &RuleSet) -> GameResult {
     let mut expected: Vec<i32> = Vec::new();
     for h in &game.hands {
         let prep = play::prepare_hand(h, game, &seats, rules, &expected);
-        let step = if prep.thrown_in && rules.all_pass == crate::rules::AllPass::Redeal { 0 } else { 1 };
+        let step = if prep.thrown_in && rules.all_pass == crate::rules::AllPass::Redeal {
+            0
+        } else {
+            1
+        };
         // next: from the dealer the hand was judged with, or from the one written (after a slip)
         expected.clear();
         for d in [prep.dealer, prep.written_dealer] {

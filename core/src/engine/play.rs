@@ -4,7 +4,7 @@
 //! [`TrumpTable::winner_pos`] of the trick winner: the engine, the bots of `simulate` and
 //! the replay all call them.
 
-use super::exchange::{check_deal, exchange, Dealt};
+use super::exchange::{Dealt, check_deal, exchange};
 use super::{Finding, Prepared, Seats, auction};
 use crate::cards::{Card, CardMask, TrumpTable, suit_letter, suit_name};
 use crate::notation::{Code, Game, Hand};
@@ -38,7 +38,13 @@ impl FollowRule {
 
 /// Whether playing `card` from `held`, to a trick whose first card is `led_card` (None: leading),
 /// breaks the follow rule. The one definition of a revoke.
-pub fn breaks_follow(rule: FollowRule, table: &TrumpTable, held: CardMask, led_card: Option<Card>, card: Card) -> bool {
+pub fn breaks_follow(
+    rule: FollowRule,
+    table: &TrumpTable,
+    held: CardMask,
+    led_card: Option<Card>,
+    card: Card,
+) -> bool {
     let is_trump = table.is_trump(card);
     let has_trump = held & table.trumps() != 0;
     let Some(led_card) = led_card else {
@@ -49,7 +55,9 @@ pub fn breaks_follow(rule: FollowRule, table: &TrumpTable, held: CardMask, led_c
     let followed = table.suit(card) == led;
     let ok = match rule {
         FollowRule::Follow(Follow::FollowOrTrump) => followed || !could_follow || is_trump,
-        FollowRule::Follow(Follow::Strict) => followed || (!could_follow && (is_trump || !has_trump)),
+        FollowRule::Follow(Follow::Strict) => {
+            followed || (!could_follow && (is_trump || !has_trump))
+        }
         FollowRule::Follow(Follow::FreeWhenVoid) => followed || !could_follow,
         FollowRule::TrumpsOnly => is_trump || !has_trump,
         // trumping the free first trick is P405's, not a revoke
@@ -59,10 +67,20 @@ pub fn breaks_follow(rule: FollowRule, table: &TrumpTable, held: CardMask, led_c
 }
 
 /// The cards of `held` that may be played to a trick whose first card is `led_card` (None: leading).
-pub fn legal(rule: FollowRule, table: &TrumpTable, held: CardMask, led_card: Option<Card>) -> CardMask {
+pub fn legal(
+    rule: FollowRule,
+    table: &TrumpTable,
+    held: CardMask,
+    led_card: Option<Card>,
+) -> CardMask {
     let mut out = 0;
     for c in crate::cards::cards_of(held) {
-        if !breaks_follow(rule, table, held, led_card, c) && !(rule == FollowRule::FreeFirst && led_card.is_some() && table.is_trump(c) && held & !table.trumps() != 0) {
+        // the free first trick: no trump, unless the player holds nothing else
+        let trumps_it = rule == FollowRule::FreeFirst
+            && led_card.is_some()
+            && table.is_trump(c)
+            && held & !table.trumps() != 0;
+        if !breaks_follow(rule, table, held, led_card, c) && !trumps_it {
             out |= c.bit();
         }
     }
@@ -116,7 +134,13 @@ pub fn replay(prep: &Prepared, rules: &RuleSet, n: usize) -> Played {
         let mut count = 0;
         for (i, (&c, &s)) in cs.iter().zip(ss).enumerate() {
             let held = holdings.held(s, t);
-            if breaks_follow(rule, table, held, if i == 0 { None } else { Some(led_card) }, c) {
+            if breaks_follow(
+                rule,
+                table,
+                held,
+                if i == 0 { None } else { Some(led_card) },
+                c,
+            ) {
                 p.revokes.push((t, i));
             }
             if let Some(slot) = p.card_taker.get_mut(usize::from(c.index())) {
@@ -125,7 +149,12 @@ pub fn replay(prep: &Prepared, rules: &RuleSet, n: usize) -> Played {
             if let Some(slot) = p.card_trick.get_mut(usize::from(c.index())) {
                 *slot = t as u32 + 1;
             }
-            count += i32::from(crate::cards::GAME_COUNT.get(usize::from(c.index())).copied().unwrap_or(0));
+            count += i32::from(
+                crate::cards::GAME_COUNT
+                    .get(usize::from(c.index()))
+                    .copied()
+                    .unwrap_or(0),
+            );
             let st = table.strength(c);
             if st >= 0 {
                 if hi.is_none_or(|(b, ..)| st > b) {
@@ -154,7 +183,13 @@ pub fn replay(prep: &Prepared, rules: &RuleSet, n: usize) -> Played {
 /// Pass 1 for one hand: dealer, auction, deal, exchange, and who sits where in every trick.
 ///
 /// `expected` lists the dealers the rotation allows, the likeliest first (empty: any).
-pub fn prepare_hand(h: &Hand, game: &Game, seats: &Seats, rules: &RuleSet, expected: &[i32]) -> Prepared {
+pub fn prepare_hand(
+    h: &Hand,
+    game: &Game,
+    seats: &Seats,
+    rules: &RuleSet,
+    expected: &[i32],
+) -> Prepared {
     let mut prep = Prepared {
         number: h.number,
         line: h.meta.line,
@@ -168,14 +203,14 @@ pub fn prepare_hand(h: &Hand, game: &Game, seats: &Seats, rules: &RuleSet, expec
         ..Prepared::default()
     };
     let n = seats.n;
-    let ni = n as i32;
     let sell = rules.auction == Auction::Sell;
     let first_bidder = h
         .bids
         .as_ref()
         .and_then(|b| b.bids.first())
         .map_or(-1, |b| seats.seat(b.player));
-    let by_bids = (first_bidder >= 0).then(|| seats.after(first_bidder, if sell { -2 } else { -1 }));
+    let by_bids =
+        (first_bidder >= 0).then(|| seats.after(first_bidder, if sell { -2 } else { -1 }));
     let dealer = match &h.dealer {
         Some(d) if seats.seat(d.name) >= 0 => {
             let mut dealer = seats.seat(d.name);
@@ -204,7 +239,12 @@ pub fn prepare_hand(h: &Hand, game: &Game, seats: &Seats, rules: &RuleSet, expec
         }
         written => {
             if written.is_none() {
-                prep.push(Finding::new(Code::E108, "the hand has no `dealer` line".into(), h.meta.line, 1));
+                prep.push(Finding::new(
+                    Code::E108,
+                    "the hand has no `dealer` line".into(),
+                    h.meta.line,
+                    1,
+                ));
             }
             // a dealer not written (or not seated, already an E104): the bidding order says who dealt
             by_bids.or(expected.first().copied()).unwrap_or(0)
@@ -217,7 +257,12 @@ pub fn prepare_hand(h: &Hand, game: &Game, seats: &Seats, rules: &RuleSet, expec
         return prep;
     }
     if h.bids.is_none() {
-        prep.push(Finding::new(Code::E108, "the hand has no `bids` line".into(), h.meta.line, 1));
+        prep.push(Finding::new(
+            Code::E108,
+            "the hand has no `bids` line".into(),
+            h.meta.line,
+            1,
+        ));
     }
     auction::auction(h, seats, rules, dealer, &mut prep, game);
     if prep.thrown_in {
@@ -228,7 +273,10 @@ pub fn prepare_hand(h: &Hand, game: &Game, seats: &Seats, rules: &RuleSet, expec
     if h.tricks.is_empty() {
         prep.push(Finding::new(
             Code::P406,
-            format!("the hand is not played out: no tricks recorded, {} expected", rules.hand_size),
+            format!(
+                "the hand is not played out: no tricks recorded, {} expected",
+                rules.hand_size
+            ),
             h.meta.line,
             1,
         ));
@@ -240,12 +288,20 @@ pub fn prepare_hand(h: &Hand, game: &Game, seats: &Seats, rules: &RuleSet, expec
     let mut sorted = numbers.clone();
     sorted.sort_unstable();
     if sorted.iter().enumerate().all(|(i, &k)| k as usize == i + 1) && numbers != sorted {
-        if let Some(at) = tricks.iter().enumerate().find(|(k, t)| t.number as usize != k + 1).map(|(_, t)| *t) {
+        if let Some(at) = tricks
+            .iter()
+            .enumerate()
+            .find(|(k, t)| t.number as usize != k + 1)
+            .map(|(_, t)| *t)
+        {
             let shown: Vec<String> = numbers.iter().map(u32::to_string).collect();
             prep.push(
                 Finding::new(
                     Code::P406,
-                    format!("tricks are written out of order ({}): replayed in number order", shown.join(" ")),
+                    format!(
+                        "tricks are written out of order ({}): replayed in number order",
+                        shown.join(" ")
+                    ),
                     at.meta.line,
                     at.column,
                 )
@@ -254,7 +310,9 @@ pub fn prepare_hand(h: &Hand, game: &Game, seats: &Seats, rules: &RuleSet, expec
         }
         tricks.sort_by_key(|t| t.number);
     }
-    let Some(first) = tricks.first().copied() else { return prep };
+    let Some(first) = tricks.first().copied() else {
+        return prep;
+    };
     let tp = rules.ten_point;
     let lead = first.plays.first().map(|p| p.card);
     let free_first = rules.first_trick_trump == FirstTrickTrump::Free;
@@ -281,7 +339,11 @@ pub fn prepare_hand(h: &Hand, game: &Game, seats: &Seats, rules: &RuleSet, expec
         // where the discard was made after trump was named, the named trump stands whatever is led
         let named_first = named >= 0 && rules.has_exchange(n) && !h.exchanges.is_empty();
         let lead_is_named = named >= 0 && named_table.suit(lead) == named;
-        prep.trump = if named >= 0 && (named_first || lead_is_named) { named } else { plain.suit(lead) };
+        prep.trump = if named >= 0 && (named_first || lead_is_named) {
+            named
+        } else {
+            plain.suit(lead)
+        };
         let lead_col = first.plays.first().map_or(1, |p| p.column);
         if named_first && !lead_is_named {
             prep.push(
@@ -305,8 +367,15 @@ pub fn prepare_hand(h: &Hand, game: &Game, seats: &Seats, rules: &RuleSet, expec
             } else {
                 format!("names {}", suit_name(lead.suit()))
             };
-            let (line, col) = h.trump.as_ref().map_or((h.meta.line, 1), |t| (t.meta.line, t.column));
-            let exp = if lead.index() < 52 { suit_letter(lead.suit()) } else { "a trump" };
+            let (line, col) = h
+                .trump
+                .as_ref()
+                .map_or((h.meta.line, 1), |t| (t.meta.line, t.column));
+            let exp = if lead.index() < 52 {
+                suit_letter(lead.suit())
+            } else {
+                "a trump"
+            };
             prep.push(
                 Finding::new(
                     Code::P404,
@@ -354,7 +423,9 @@ pub fn prepare_hand(h: &Hand, game: &Game, seats: &Seats, rules: &RuleSet, expec
             1,
         ));
     }
-    play_tricks(h, game, seats, rules, &mut prep, &dealt, &tricks, trump_mask, p404);
+    play_tricks(
+        h, game, seats, rules, &mut prep, &dealt, &tricks, trump_mask, p404,
+    );
     prep
 }
 
@@ -381,7 +452,16 @@ fn play_tricks(
     let seat_of_play = |p: &crate::notation::Play| p.player.map_or(-1, |x| seats.seat(x));
     // trumps_only: who still holds a trump, where the hands after the discard are known
     let mut trumps_left: Vec<i32> = if rules.trumps_only {
-        prep.dealt.iter().map(|&m| if m != 0 { (m & trump_mask).count_ones() as i32 } else { -1 }).collect()
+        prep.dealt
+            .iter()
+            .map(|&m| {
+                if m != 0 {
+                    (m & trump_mask).count_ones() as i32
+                } else {
+                    -1
+                }
+            })
+            .collect()
     } else {
         Vec::new()
     };
@@ -390,7 +470,11 @@ fn play_tricks(
             for p in &t.plays {
                 // a hand the plays contradict (D204 below) is judged from its plays instead
                 let s = seat_of_play(p);
-                let held = usize::try_from(s).ok().and_then(|s| prep.dealt.get(s)).copied().unwrap_or(0);
+                let held = usize::try_from(s)
+                    .ok()
+                    .and_then(|s| prep.dealt.get(s))
+                    .copied()
+                    .unwrap_or(0);
                 if s >= 0 && held != 0 && !has(held, p.card) {
                     for o in 0..n {
                         if o as i32 == s || prep.dealt.get(o).is_some_and(|&m| has(m, p.card)) {
@@ -405,7 +489,13 @@ fn play_tricks(
     }
     let seats_in_trick: Vec<Vec<i32>> = tricks
         .iter()
-        .map(|t| t.plays.iter().filter(|p| p.player.is_some()).map(seat_of_play).collect())
+        .map(|t| {
+            t.plays
+                .iter()
+                .filter(|p| p.player.is_some())
+                .map(seat_of_play)
+                .collect()
+        })
         .collect();
     let mut played_at: [Option<u32>; 54] = [None; 54];
     let mut leader = prep.pitcher;
@@ -437,7 +527,12 @@ fn play_tricks(
             (0..ni)
                 .filter(|&s| {
                     let left = trumps_left.get(s as usize).copied().unwrap_or(-1);
-                    left > 0 || (left < 0 && seats_in_trick.iter().skip(ti).any(|later| later.contains(&s)))
+                    left > 0
+                        || (left < 0
+                            && seats_in_trick
+                                .iter()
+                                .skip(ti)
+                                .any(|later| later.contains(&s)))
                 })
                 .collect()
         } else {
@@ -446,10 +541,18 @@ fn play_tricks(
         if rules.trumps_only && leader >= 0 && !in_play.contains(&leader) && !in_play.is_empty() {
             // the winner has no trump left: the lead passes to the next player on the left still in
             let from = leader;
-            leader = in_play.iter().copied().min_by_key(|&s| seats.distance(from, s)).unwrap_or(leader);
+            leader = in_play
+                .iter()
+                .copied()
+                .min_by_key(|&s| seats.distance(from, s))
+                .unwrap_or(leader);
         }
         let owner_of_first = (0..ni)
-            .find(|&o| prep.dealt.get(o as usize).is_some_and(|&m| has(m, first_play.card)))
+            .find(|&o| {
+                prep.dealt
+                    .get(o as usize)
+                    .is_some_and(|&m| has(m, first_play.card))
+            })
             .unwrap_or(-1);
         if t.short && rules.trumps_only && plays.len() < n && trumps_left.iter().any(|&x| x < 0) {
             prep.push(
@@ -471,13 +574,23 @@ fn play_tricks(
         }
         let row_seats: Vec<i32> = if t.short {
             // seats follow the leader; the first trick's leader is whoever the deal gave the card led
-            let mut start = if ti == 0 && owner_of_first >= 0 { owner_of_first } else { leader };
+            let mut start = if ti == 0 && owner_of_first >= 0 {
+                owner_of_first
+            } else {
+                leader
+            };
             if start < 0 {
                 start = seats.after(dealer, 1);
             }
-            let mut ring: Vec<i32> = if in_play.is_empty() { (0..ni).collect() } else { in_play.clone() };
+            let mut ring: Vec<i32> = if in_play.is_empty() {
+                (0..ni).collect()
+            } else {
+                in_play.clone()
+            };
             ring.sort_by_key(|&s| seats.distance(start, s));
-            (0..plays.len()).map(|i| ring.get(i % ring.len().max(1)).copied().unwrap_or(0)).collect()
+            (0..plays.len())
+                .map(|i| ring.get(i % ring.len().max(1)).copied().unwrap_or(0))
+                .collect()
         } else {
             // a trick mixing both forms (already an E101) takes its unnamed seats from the position
             let first = match first_play.player {
@@ -510,7 +623,8 @@ fn play_tricks(
                 prep.pitcher = lead_seat;
                 prep.contract = v;
                 prep.top_bid = v == rules.top_bid && rules.smudge != crate::rules::Smudge::None;
-                prep.takeover = leader == dealer && prep.pitched_by >= 0 && prep.pitched_by != dealer;
+                prep.takeover =
+                    leader == dealer && prep.pitched_by >= 0 && prep.pitched_by != dealer;
             }
         }
         if leader >= 0 && lead_seat != leader && !t.unreadable {
@@ -549,7 +663,11 @@ fn play_tricks(
                 }
             } else {
                 let why = if leader == last_winner {
-                    format!("{} won trick {} and leads next", name(leader), t.number.saturating_sub(1))
+                    format!(
+                        "{} won trick {} and leads next",
+                        name(leader),
+                        t.number.saturating_sub(1)
+                    )
                 } else {
                     format!(
                         "{} leads it: {} won trick {} and holds no trump, so the lead passes left",
@@ -574,11 +692,19 @@ fn play_tricks(
         let mut absent: Vec<i32> = Vec::new();
         if rules.trumps_only {
             // each player still holding a trump plays one, clockwise; a card from a player who is out is P407's
-            let present: Vec<i32> = row_seats.iter().copied().filter(|s| in_play.contains(s)).collect();
+            let present: Vec<i32> = row_seats
+                .iter()
+                .copied()
+                .filter(|s| in_play.contains(s))
+                .collect();
             let start = present.first().copied().unwrap_or(lead_seat);
             let mut expected_order = in_play.clone();
             expected_order.sort_by_key(|&s| seats.distance(start, s));
-            absent = expected_order.iter().copied().filter(|s| !row_seats.contains(s)).collect();
+            absent = expected_order
+                .iter()
+                .copied()
+                .filter(|s| !row_seats.contains(s))
+                .collect();
             if !absent.is_empty() && !t.unreadable {
                 let names: Vec<&str> = absent.iter().map(|&s| seats.name(s)).collect();
                 let names = names.join(", ");
@@ -597,7 +723,6 @@ fn play_tricks(
                     .about(name(absent.first().copied().unwrap_or(-1)))
                     .compare(format!("a card from {names}"), "none"),
                 );
-                this_p402 = true;
                 prep.playable = false;
             } else if !t.short && !t.unreadable && present != expected_order {
                 let bad = present
@@ -607,10 +732,20 @@ fn play_tricks(
                     .unwrap_or(0);
                 let bad_seat = present.get(bad).copied().unwrap_or(-1);
                 let twice = present.iter().take(bad).any(|&s| s == bad_seat);
-                let from = if row_seats.iter().take(bad).any(|&s| s == bad_seat) { bad } else { 0 };
-                let at = row_seats.iter().skip(from).position(|&s| s == bad_seat).map_or(0, |i| i + from);
+                let from = if row_seats.iter().take(bad).any(|&s| s == bad_seat) {
+                    bad
+                } else {
+                    0
+                };
+                let at = row_seats
+                    .iter()
+                    .skip(from)
+                    .position(|&s| s == bad_seat)
+                    .map_or(0, |i| i + from);
                 let who_bad = name(bad_seat);
-                let exp_seat = expected_order.get(bad).map_or("nobody".to_string(), |&s| name(s));
+                let exp_seat = expected_order
+                    .get(bad)
+                    .map_or("nobody".to_string(), |&s| name(s));
                 let what = if twice {
                     format!("{who_bad} plays twice")
                 } else {
@@ -630,12 +765,12 @@ fn play_tricks(
                     .about(who_bad.clone())
                     .compare(exp_seat, who_bad),
                 );
-                this_p402 = true;
                 prep.playable = false;
             }
         } else {
             let expected_order: Vec<i32> = (0..ni).map(|i| seats.after(lead_seat, i)).collect();
-            let fits = row_seats.len() <= n && row_seats.iter().zip(&expected_order).all(|(a, b)| a == b);
+            let fits =
+                row_seats.len() <= n && row_seats.iter().zip(&expected_order).all(|(a, b)| a == b);
             if !t.short && !t.unreadable && !fits {
                 let bad = row_seats
                     .iter()
@@ -655,7 +790,10 @@ fn play_tricks(
                 prep.push(
                     Finding::new(
                         Code::P402,
-                        format!("trick {}: {what} (play goes clockwise from the leader)", t.number),
+                        format!(
+                            "trick {}: {what} (play goes clockwise from the leader)",
+                            t.number
+                        ),
                         t.meta.line,
                         plays.get(bad).map_or(t.column, |p| p.column),
                     )
@@ -670,7 +808,11 @@ fn play_tricks(
                 prep.push(
                     Finding::new(
                         Code::P402,
-                        format!("trick {} has {} cards; with {n} players it needs {n}", t.number, plays.len()),
+                        format!(
+                            "trick {} has {} cards; with {n} players it needs {n}",
+                            t.number,
+                            plays.len()
+                        ),
                         t.meta.line,
                         t.column,
                     )
@@ -695,7 +837,11 @@ fn play_tricks(
                     prep.push(
                         Finding::new(
                             Code::D203,
-                            format!("{} is not in the 52-card deck of {}", c.name(), rules.preset),
+                            format!(
+                                "{} is not in the 52-card deck of {}",
+                                c.name(),
+                                rules.preset
+                            ),
                             t.meta.line,
                             p.column,
                         )
@@ -722,12 +868,20 @@ fn play_tricks(
                 if let Some(x) = played_at.get_mut(slot) {
                     *x = Some(t.number);
                 }
-                let held = usize::try_from(s).ok().and_then(|i| prep.dealt.get(i)).copied().unwrap_or(0);
+                let held = usize::try_from(s)
+                    .ok()
+                    .and_then(|i| prep.dealt.get(i))
+                    .copied()
+                    .unwrap_or(0);
                 if held != 0 && !has(held, c) {
                     let owner = (0..ni)
                         .find(|&o| prep.dealt.get(o as usize).is_some_and(|&m| has(m, c)))
                         .map_or("nobody".to_string(), name);
-                    let gave = if prep.exchanged { "the discard left with" } else { "the deal gave to" };
+                    let gave = if prep.exchanged {
+                        "the discard left with"
+                    } else {
+                        "the deal gave to"
+                    };
                     prep.push(
                         Finding::new(
                             Code::D204,
@@ -747,7 +901,10 @@ fn play_tricks(
                     } else {
                         let me = seats.name(s);
                         tricks.iter().skip(ti).any(|u| {
-                            u.plays.iter().any(|q| q.player.is_some_and(|x| game.name_of(x) == me) && has(trump_mask, q.card))
+                            u.plays.iter().any(|q| {
+                                q.player.is_some_and(|x| game.name_of(x) == me)
+                                    && has(trump_mask, q.card)
+                            })
                         })
                     };
                     if !holds {
@@ -777,7 +934,10 @@ fn play_tricks(
                     *x -= 1;
                 }
             }
-            if let Some(x) = usize::try_from(s).ok().and_then(|i| count_by_seat.get_mut(i)) {
+            if let Some(x) = usize::try_from(s)
+                .ok()
+                .and_then(|i| count_by_seat.get_mut(i))
+            {
                 *x += 1;
             }
             if !set_aside {
@@ -788,14 +948,23 @@ fn play_tricks(
         }
         // after a broken trick (unreadable card, a card played twice, cards missing) its winner is not
         // known for sure: the next trick's record says who led
-        let broken = t.unreadable || !absent.is_empty() || (!rules.trumps_only && plays.len() != n) || this_dup;
+        let broken = t.unreadable
+            || !absent.is_empty()
+            || (!rules.trumps_only && plays.len() != n)
+            || this_dup;
         let table = TrumpTable::get(prep.trump, tp);
         last_winner = if cards.is_empty() {
             leader
         } else {
-            row.get(table.winner_pos(cards.iter().copied())).copied().unwrap_or(-1)
+            row.get(table.winner_pos(cards.iter().copied()))
+                .copied()
+                .unwrap_or(-1)
         };
-        leader = if broken || prep.trump < 0 { -1 } else { last_winner };
+        leader = if broken || prep.trump < 0 {
+            -1
+        } else {
+            last_winner
+        };
         prep.cards.push(cards);
         prep.seats.push(row);
         prep.trick_lines.push(t.meta.line);
@@ -830,9 +999,9 @@ fn play_tricks(
     }
     let pitched_suit = prep.pitch_suit(prep.pitcher);
     if pitched_suit >= 0 && prep.trump >= 0 && pitched_suit != prep.trump && !p404 {
-        let (line, col) = tricks
-            .first()
-            .map_or((h.meta.line, 1), |t| (t.meta.line, t.plays.first().map_or(1, |p| p.column)));
+        let (line, col) = tricks.first().map_or((h.meta.line, 1), |t| {
+            (t.meta.line, t.plays.first().map_or(1, |p| p.column))
+        });
         prep.push(
             Finding::new(
                 Code::P404,
@@ -852,16 +1021,29 @@ fn play_tricks(
     }
     let _ = p404;
     let lead = prep.cards.first().and_then(|cs| cs.first()).copied();
-    if rules.first_trick_trump == FirstTrickTrump::Free && lead.is_some_and(|c| table.suit(c) != table.trump) {
+    if rules.first_trick_trump == FirstTrickTrump::Free
+        && lead.is_some_and(|c| table.suit(c) != table.trump)
+    {
         let first: Vec<(usize, Card, i32)> = prep
             .cards
             .first()
-            .map(|cs| cs.iter().zip(prep.seats.first().into_iter().flatten()).enumerate().map(|(i, (&c, &s))| (i, c, s)).collect())
+            .map(|cs| {
+                cs.iter()
+                    .zip(prep.seats.first().into_iter().flatten())
+                    .enumerate()
+                    .map(|(i, (&c, &s))| (i, c, s))
+                    .collect()
+            })
             .unwrap_or_default();
         for (pos, c, seat) in first {
             if pos > 0 && has(trump_mask, c) && prep.held_before(seat, 0) & !trump_mask != 0 {
                 let line = prep.trick_lines.first().copied().unwrap_or(h.meta.line);
-                let col = prep.play_cols.first().and_then(|cs| cs.get(pos)).copied().unwrap_or(1);
+                let col = prep
+                    .play_cols
+                    .first()
+                    .and_then(|cs| cs.get(pos))
+                    .copied()
+                    .unwrap_or(1);
                 prep.push(
                     Finding::new(
                         Code::P405,
@@ -897,7 +1079,9 @@ fn play_tricks(
         prep.playable = false;
     };
     if rules.trumps_only {
-        let short: Vec<i32> = (0..ni).filter(|&s| trumps_left.get(s as usize).is_some_and(|&x| x > 0)).collect();
+        let short: Vec<i32> = (0..ni)
+            .filter(|&s| trumps_left.get(s as usize).is_some_and(|&x| x > 0))
+            .collect();
         if played > size {
             too_many(prep);
         } else if !short.is_empty() && prep.playable {
@@ -937,7 +1121,10 @@ fn play_tricks(
                 prep.push(
                     Finding::new(
                         Code::D202,
-                        format!("{} plays {k} cards; each holds {size}", seats.name(s as i32)),
+                        format!(
+                            "{} plays {k} cards; each holds {size}",
+                            seats.name(s as i32)
+                        ),
                         last_line,
                         1,
                     )

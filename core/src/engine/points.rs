@@ -20,7 +20,11 @@ pub enum Why {
     /// High: the player who held the card.
     Held { holder: i32, card: Option<Card> },
     /// Low: who held it, and who took it when that is someone else.
-    Low { holder: i32, card: Option<Card>, owner: i32 },
+    Low {
+        holder: i32,
+        card: Option<Card>,
+        owner: i32,
+    },
     /// A card taken in a trick (-1: not in play).
     Took { seat: i32, card: Card, trick: u32 },
     /// Game by count: the counts of every side.
@@ -46,22 +50,33 @@ impl Points {
     /// Why award `a` went where it did, in words (`Ann took JS in trick 2`).
     pub fn why(&self, a: &Award, seats: &Seats) -> String {
         match a.why {
-            Why::Held { holder, card } => format!("{} held {}", seats.name(holder), card_name(card)),
-            Why::Low { holder, card, owner } => {
+            Why::Held { holder, card } => {
+                format!("{} held {}", seats.name(holder), card_name(card))
+            }
+            Why::Low {
+                holder,
+                card,
+                owner,
+            } => {
                 let mut out = format!("{} held {}", seats.name(holder), card_name(card));
                 if owner != holder {
                     out.push_str(&format!(", {} took it", seats.name(owner)));
                 }
                 out
             }
-            Why::Took { seat, card, trick } if seat >= 0 => format!("{} took {} in trick {trick}", seats.name(seat), card.name()),
+            Why::Took { seat, card, trick } if seat >= 0 => {
+                format!("{} took {} in trick {trick}", seats.name(seat), card.name())
+            }
             Why::Took { card, .. } => format!("{} not in play", card.name()),
             Why::Counts { tie } => {
-                let mut order: Vec<(usize, i32)> = self.counts.iter().copied().enumerate().collect();
+                let mut order: Vec<(usize, i32)> =
+                    self.counts.iter().copied().enumerate().collect();
                 order.sort_by_key(|&(_, c)| -c);
                 let cs: Vec<String> = order
                     .iter()
-                    .map(|&(i, c)| format!("{} {c}", seats.side_names.get(i).map_or("", String::as_str)))
+                    .map(|&(i, c)| {
+                        format!("{} {c}", seats.side_names.get(i).map_or("", String::as_str))
+                    })
                     .collect();
                 let mut why = cs.join(", ");
                 if tie {
@@ -74,7 +89,10 @@ impl Points {
 
     /// The side that took the point called `name` (-1: nobody, or not in play).
     pub fn owner(&self, name: &str) -> i32 {
-        self.awards.iter().find(|a| a.name == name).map_or(-1, |a| a.side)
+        self.awards
+            .iter()
+            .find(|a| a.name == name)
+            .map_or(-1, |a| a.side)
     }
 
     /// Per side, the points taken.
@@ -96,9 +114,16 @@ fn card_name(c: Option<Card>) -> &'static str {
 /// The points of a hand whose tricks `played` shows, with trump `trump` (0-3).
 pub fn count_points(played: &Played, rules: &RuleSet, seats: &Seats, trump: u8) -> Points {
     let sides = seats.side_names.len();
-    let mut pts = Points { counts: vec![0; sides], tricks: vec![0; sides], ..Points::default() };
+    let mut pts = Points {
+        counts: vec![0; sides],
+        tricks: vec![0; sides],
+        ..Points::default()
+    };
     for s in 0..seats.n {
-        if let Some(side) = usize::try_from(seats.side(s as i32)).ok().filter(|&x| x < sides) {
+        if let Some(side) = usize::try_from(seats.side(s as i32))
+            .ok()
+            .filter(|&x| x < sides)
+        {
             if let (Some(c), Some(t)) = (pts.counts.get_mut(side), pts.tricks.get_mut(side)) {
                 *c += played.counts.get(s).copied().unwrap_or(0);
                 *t += played.tricks_won.get(s).copied().unwrap_or(0);
@@ -111,22 +136,47 @@ pub fn count_points(played: &Played, rules: &RuleSet, seats: &Seats, trump: u8) 
     pts.high_card = played.high.map(|_| hi_card);
     pts.low_holder = lo;
     pts.low_card = played.low.map(|_| lo_card);
-    let low_owner = if rules.low == Low::Holder { lo } else { lo_taker };
+    let low_owner = if rules.low == Low::Holder {
+        lo
+    } else {
+        lo_taker
+    };
     let taken = |card: Card, name: &'static str, worth: i32| {
         let slot = usize::from(card.index());
         let seat = played.card_taker.get(slot).copied().unwrap_or(-1);
-        let why = Why::Took { seat, card, trick: played.card_trick.get(slot).copied().unwrap_or(0) };
-        Award { name, side: seats.side(seat).max(-1), worth, why }
+        let why = Why::Took {
+            seat,
+            card,
+            trick: played.card_trick.get(slot).copied().unwrap_or(0),
+        };
+        Award {
+            name,
+            side: seats.side(seat).max(-1),
+            worth,
+            why,
+        }
     };
-    let low_why = Why::Low { holder: lo, card: pts.low_card, owner: low_owner };
+    let low_why = Why::Low {
+        holder: lo,
+        card: pts.low_card,
+        owner: low_owner,
+    };
     let side_of = |seat: i32| if seat >= 0 { seats.side(seat) } else { -1 };
     pts.awards.push(Award {
         name: "High",
         side: side_of(hi),
         worth: 1,
-        why: Why::Held { holder: hi, card: pts.high_card },
+        why: Why::Held {
+            holder: hi,
+            card: pts.high_card,
+        },
     });
-    pts.awards.push(Award { name: "Low", side: side_of(low_owner), worth: 1, why: low_why });
+    pts.awards.push(Award {
+        name: "Low",
+        side: side_of(low_owner),
+        worth: 1,
+        why: low_why,
+    });
     let jack = Card::of(9, trump);
     pts.awards.push(taken(jack, "Jack", 1));
     if rules.ten_point {
@@ -142,9 +192,21 @@ pub fn count_points(played: &Played, rules: &RuleSet, seats: &Seats, trump: u8) 
     } else {
         let best = pts.counts.iter().copied().max().unwrap_or(0);
         let unique = pts.counts.iter().filter(|&&c| c == best).count() == 1;
-        let side = if unique { pts.counts.iter().position(|&c| c == best).map_or(-1, |i| i as i32) } else { -1 };
+        let side = if unique {
+            pts.counts
+                .iter()
+                .position(|&c| c == best)
+                .map_or(-1, |i| i as i32)
+        } else {
+            -1
+        };
         let why = Why::Counts { tie: side < 0 };
-        Award { name: "Game", side, worth: 1, why }
+        Award {
+            name: "Game",
+            side,
+            worth: 1,
+            why,
+        }
     };
     pts.awards.push(game_award);
     let js = usize::from(jack.index());

@@ -11,7 +11,9 @@ pub fn settle(game: &Game, rules: &RuleSet, res: &mut GameResult) {
         return;
     }
     let Some(won) = res.won_in_hand else { return };
-    let Some(at) = game.hands.iter().position(|h| h.number == won) else { return };
+    let Some(at) = game.hands.iter().position(|h| h.number == won) else {
+        return;
+    };
     let Some(hs) = res.hands.get(at) else { return };
     let mut pay = vec![0i32; hs.total.len()];
     let w = res.winner as usize;

@@ -63,7 +63,11 @@ fn column_of(line: &ScoreLine, game: &Game, side: &str) -> u32 {
 }
 
 fn signed(n: i32) -> String {
-    if n < 0 { format!("({n})") } else { n.to_string() }
+    if n < 0 {
+        format!("({n})")
+    } else {
+        n.to_string()
+    }
 }
 
 fn standing(total: &[i32], rules: &RuleSet, seats: &Seats) -> String {
@@ -73,7 +77,11 @@ fn standing(total: &[i32], rules: &RuleSet, seats: &Seats) -> String {
         .zip(total)
         .map(|(k, v)| format!("{k} {}", if rules.count_down { rules.game - v } else { *v }))
         .collect();
-    let head = if rules.count_down { "still needed: " } else { "totals: " };
+    let head = if rules.count_down {
+        "still needed: "
+    } else {
+        "totals: "
+    };
     format!("{head}{}", parts.join(", "))
 }
 
@@ -82,7 +90,11 @@ pub fn explain(hs: &HandScore, prep: &Prepared, rules: &RuleSet, seats: &Seats) 
     let mut parts: Vec<String> = Vec::new();
     if let Some(p) = &hs.points {
         for a in &p.awards {
-            let worth = if a.worth != 1 { format!(" ({})", a.worth) } else { String::new() };
+            let worth = if a.worth != 1 {
+                format!(" ({})", a.worth)
+            } else {
+                String::new()
+            };
             parts.push(format!("{}{worth}: {}", a.name, p.why(a, seats)));
         }
     }
@@ -97,16 +109,30 @@ pub fn explain(hs: &HandScore, prep: &Prepared, rules: &RuleSet, seats: &Seats) 
             if hs.saved_by_revoke {
                 verdict = "fell short, but cannot be set: another player revoked".into();
             }
-            let mut top = if hs.smudge { format!(" ({})", rules.top_word()) } else { String::new() };
+            let mut top = if hs.smudge {
+                format!(" ({})", rules.top_word())
+            } else {
+                String::new()
+            };
             if hs.takeover {
                 top.push_str(", taking over a pitch");
             }
             if let Some(from) = hs.moon_from {
                 let side = seats.side(prep.pitcher);
-                let gain = usize::try_from(side).ok().and_then(|s| hs.score.get(s)).copied().unwrap_or(0);
-                verdict.push_str(&format!(": the score jumps from the sheet's total {from} to {}", from + gain));
+                let gain = usize::try_from(side)
+                    .ok()
+                    .and_then(|s| hs.score.get(s))
+                    .copied()
+                    .unwrap_or(0);
+                verdict.push_str(&format!(
+                    ": the score jumps from the sheet's total {from} to {}",
+                    from + gain
+                ));
             }
-            parts.push(format!("{pitcher} bid {}{top} and {verdict}", prep.contract));
+            parts.push(format!(
+                "{pitcher} bid {}{top} and {verdict}",
+                prep.contract
+            ));
         } else {
             parts.push(format!("{pitcher} pitched with no contract"));
         }
@@ -122,7 +148,13 @@ pub fn explain(hs: &HandScore, prep: &Prepared, rules: &RuleSet, seats: &Seats) 
         let each: Vec<String> = hs
             .revokers
             .iter()
-            .map(|&r| format!("{} set back {}", seats.side_name(r).unwrap_or("nobody"), hs.penalty))
+            .map(|&r| {
+                format!(
+                    "{} set back {}",
+                    seats.side_name(r).unwrap_or("nobody"),
+                    hs.penalty
+                )
+            })
             .collect();
         parts.push(format!("revoke penalty: {}", each.join(", ")));
     }
@@ -130,7 +162,13 @@ pub fn explain(hs: &HandScore, prep: &Prepared, rules: &RuleSet, seats: &Seats) 
 }
 
 /// The rule a revoke broke, in words, and what the player should have played.
-fn broken_rule(rules: &RuleSet, prep: &Prepared, t: usize, seat: i32, could: &str) -> (String, String) {
+fn broken_rule(
+    rules: &RuleSet,
+    prep: &Prepared,
+    t: usize,
+    seat: i32,
+    could: &str,
+) -> (String, String) {
     let table = TrumpTable::get(prep.trump, rules.ten_point);
     let lead = prep.cards.first().and_then(|c| c.first()).copied();
     let led_card = prep.cards.get(t).and_then(|c| c.first()).copied();
@@ -155,14 +193,25 @@ fn broken_rule(rules: &RuleSet, prep: &Prepared, t: usize, seat: i32, could: &st
     // the ten-point deck's extra trumps, named where they are what the player should have played
     let extra: Vec<&str> = if rules.ten_point && prep.trump >= 0 {
         let oj = off_jack(prep.trump as u8).name();
-        could.split(' ').filter(|c| *c == oj || *c == "JKH" || *c == "JKL").collect()
+        could
+            .split(' ')
+            .filter(|c| *c == oj || *c == "JKH" || *c == "JKL")
+            .collect()
     } else {
         Vec::new()
     };
     let note = if extra.is_empty() {
         String::new()
     } else {
-        format!(" ({} {} here)", extra.join(", "), if extra.len() == 1 { "is a trump" } else { "are trumps" })
+        format!(
+            " ({} {} here)",
+            extra.join(", "),
+            if extra.len() == 1 {
+                "is a trump"
+            } else {
+                "are trumps"
+            }
+        )
     };
     let follow = &rules.follow_name;
     let suit = suit_name(led);
@@ -173,7 +222,10 @@ fn broken_rule(rules: &RuleSet, prep: &Prepared, t: usize, seat: i32, could: &st
         );
     }
     if led == prep.trump {
-        return (format!("on a trump lead a player holding a trump must play one{note}"), could.to_string());
+        return (
+            format!("on a trump lead a player holding a trump must play one{note}"),
+            could.to_string(),
+        );
     }
     if rules.follow == Follow::FollowOrTrump {
         return (
@@ -181,16 +233,42 @@ fn broken_rule(rules: &RuleSet, prep: &Prepared, t: usize, seat: i32, could: &st
             format!("{could} or a trump"),
         );
     }
-    (format!("under {follow} a player holding {suit} must follow suit{note}"), could.to_string())
+    (
+        format!("under {follow} a player holding {suit} must follow suit{note}"),
+        could.to_string(),
+    )
 }
 
 /// Who (if anyone) wins the game in this hand, by the rule set's counting order.
-fn going_out(hs: &HandScore, prep: &Prepared, rules: &RuleSet, seats: &Seats, before: &[i32], after: &[i32]) -> i32 {
+fn going_out(
+    hs: &HandScore,
+    prep: &Prepared,
+    rules: &RuleSet,
+    seats: &Seats,
+    before: &[i32],
+    after: &[i32],
+) -> i32 {
     let target = rules.game;
-    let ps = if prep.pitcher >= 0 { seats.side(prep.pitcher) } else { -1 };
+    let ps = if prep.pitcher >= 0 {
+        seats.side(prep.pitcher)
+    } else {
+        -1
+    };
     let revoked = hs.revokers.contains(&ps);
-    let at = |v: &[i32], s: i32| usize::try_from(s).ok().and_then(|s| v.get(s)).copied().unwrap_or(0);
-    if rules.smudge == Smudge::WinsGame && hs.smudge && hs.contract_made == Some(true) && ps >= 0 && at(before, ps) >= 0 && !revoked {
+    let at = |v: &[i32], s: i32| {
+        usize::try_from(s)
+            .ok()
+            .and_then(|s| v.get(s))
+            .copied()
+            .unwrap_or(0)
+    };
+    if rules.smudge == Smudge::WinsGame
+        && hs.smudge
+        && hs.contract_made == Some(true)
+        && ps >= 0
+        && at(before, ps) >= 0
+        && !revoked
+    {
         return ps;
     }
     if rules.smudge == Smudge::Moon
@@ -204,18 +282,30 @@ fn going_out(hs: &HandScore, prep: &Prepared, rules: &RuleSet, seats: &Seats, be
         // a failed moon loses the game: it goes to the best placed other side
         return best(after, |s| s != ps);
     }
-    let reached: Vec<i32> = (0..after.len() as i32).filter(|&s| at(after, s) >= target).collect();
+    let reached: Vec<i32> = (0..after.len() as i32)
+        .filter(|&s| at(after, s) >= target)
+        .collect();
     if reached.is_empty() {
         return -1;
     }
     if rules.going_out == GoingOut::BidderOnly {
         // only a side that made its bid this hand can win: a side set back for a revoke has not
-        return if reached.contains(&ps) && hs.contract_made == Some(true) && !revoked { ps } else { -1 };
+        return if reached.contains(&ps) && hs.contract_made == Some(true) && !revoked {
+            ps
+        } else {
+            -1
+        };
     }
     let mut running = before.to_vec();
     let mut order: Vec<(i32, i32)> = Vec::new();
-    let mut scoring: Vec<i32> = (0..hs.score.len() as i32).filter(|&s| at(&hs.score, s) > 0).collect();
-    let seller = if prep.seller >= 0 { seats.side(prep.seller) } else { -1 };
+    let mut scoring: Vec<i32> = (0..hs.score.len() as i32)
+        .filter(|&s| at(&hs.score, s) > 0)
+        .collect();
+    let seller = if prep.seller >= 0 {
+        seats.side(prep.seller)
+    } else {
+        -1
+    };
     if prep.sale != 0 && seller >= 0 {
         order.push((seller, prep.sale));
     }
@@ -265,25 +355,38 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
     let mut ended_at: Option<usize> = None;
     let preps = std::mem::take(&mut res.preps);
     for (i, (h, prep)) in game.hands.iter().zip(&preps).enumerate() {
-        res.findings.extend(prep.findings.iter().cloned().map(|mut f| {
-            f.hand = Some(h.number);
-            f
-        }));
+        res.findings
+            .extend(prep.findings.iter().cloned().map(|mut f| {
+                f.hand = Some(h.number);
+                f
+            }));
         let mut hs = score_hand(prep, rules, seats);
         res.cards_played += prep.cards.iter().map(|c| c.len() as u64).sum::<u64>();
         let hand = Some(h.number);
         for rp in &hs.revoke_plays {
             let t = rp.trick;
             let line = prep.trick_lines.get(t - 1).copied().unwrap_or(h.meta.line);
-            let col = prep.play_cols.get(t - 1).and_then(|c| c.get(rp.pos)).copied().unwrap_or(1);
-            let led = prep.cards.get(t - 1).and_then(|c| c.first()).map_or("??", |c| c.name());
+            let col = prep
+                .play_cols
+                .get(t - 1)
+                .and_then(|c| c.get(rp.pos))
+                .copied()
+                .unwrap_or(1);
+            let led = prep
+                .cards
+                .get(t - 1)
+                .and_then(|c| c.first())
+                .map_or("??", |c| c.name());
             let could: Vec<&str> = rp.could.iter().map(|c| c.name()).collect();
             let could = could.join(" ");
             let (rule, expected) = broken_rule(rules, prep, t - 1, rp.seat, &could);
             let player = seats.name(rp.seat);
             let mut f = Finding::new(
                 Code::R501,
-                format!("{player} plays {} to trick {t} ({led} led) while holding {could}: {rule}", rp.card.name()),
+                format!(
+                    "{player} plays {} to trick {t} ({led} led) while holding {could}: {rule}",
+                    rp.card.name()
+                ),
                 line,
                 col,
             )
@@ -293,17 +396,29 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
             f.hand = hand;
             res.findings.push(f);
         }
-        let shown: Vec<(&str, u32)> = hs.revoke_plays.iter().map(|r| (seats.name(r.seat), r.trick as u32)).collect();
+        let shown: Vec<(&str, u32)> = hs
+            .revoke_plays
+            .iter()
+            .map(|r| (seats.name(r.seat), r.trick as u32))
+            .collect();
         for call in &h.revokes {
             let who = game.name_of(call.player);
-            if !shown.iter().any(|&(p, t)| p == who && call.trick.is_none_or(|c| c == t)) {
-                let where_ = call.trick.map_or(String::new(), |t| format!(" in trick {t}"));
+            if !shown
+                .iter()
+                .any(|&(p, t)| p == who && call.trick.is_none_or(|c| c == t))
+            {
+                let where_ = call
+                    .trick
+                    .map_or(String::new(), |t| format!(" in trick {t}"));
                 let mut listed = shown.clone();
                 listed.sort();
                 let also = if listed.is_empty() {
                     String::new()
                 } else {
-                    let each: Vec<String> = listed.iter().map(|(p, t)| format!("{p} trick {t}")).collect();
+                    let each: Vec<String> = listed
+                        .iter()
+                        .map(|(p, t)| format!("{p} trick {t}"))
+                        .collect();
                     format!(" (revokes shown: {})", each.join(", "))
                 };
                 let mut f = Finding::new(
@@ -322,7 +437,11 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
             }
         }
         let before = total.clone();
-        let ps = if prep.pitcher >= 0 { seats.side(prep.pitcher) } else { -1 };
+        let ps = if prep.pitcher >= 0 {
+            seats.side(prep.pitcher)
+        } else {
+            -1
+        };
         let moon = rules.smudge == Smudge::Moon
             && hs.smudge
             && hs.contract_made == Some(true)
@@ -332,7 +451,10 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
         if moon {
             // shooting the moon made: the score jumps to the target, or to 0 from below zero. The keeper
             // writes what takes the sheet's total there, so a slip in an earlier total stays its own finding
-            let from = sheet.as_ref().map_or(before.get(psu).copied(), |s| s.get(psu).copied()).unwrap_or(0);
+            let from = sheet
+                .as_ref()
+                .map_or(before.get(psu).copied(), |s| s.get(psu).copied())
+                .unwrap_or(0);
             hs.moon_from = Some(from);
             if let Some(x) = hs.score.get_mut(psu) {
                 *x = (if from >= 0 { rules.game } else { 0 }) - from;
@@ -345,7 +467,11 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
             }
             if moon {
                 if let Some(x) = total.get_mut(psu) {
-                    *x = if before.get(psu).copied().unwrap_or(0) >= 0 { rules.game } else { 0 };
+                    *x = if before.get(psu).copied().unwrap_or(0) >= 0 {
+                        rules.game
+                    } else {
+                        0
+                    };
                 }
             }
         } else if let Some(rec) = &recorded {
@@ -354,7 +480,10 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
                 *t += r.unwrap_or(0);
             }
         }
-        hs.total = total.iter().map(|&v| if rules.count_down { rules.game - v } else { v }).collect();
+        hs.total = total
+            .iter()
+            .map(|&v| if rules.count_down { rules.game - v } else { v })
+            .collect();
         // S601: the hand's score line against the recomputed score
         if let (Some(line), Some(rec)) = (&h.score, &recorded) {
             if hs.scored {
@@ -427,11 +556,9 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
             sheet = Some(
                 (0..k)
                     .map(|s| {
-                        rec_total
-                            .get(s)
-                            .copied()
-                            .flatten()
-                            .unwrap_or_else(|| due.as_ref().and_then(|d| d.get(s).copied()).unwrap_or(0))
+                        rec_total.get(s).copied().flatten().unwrap_or_else(|| {
+                            due.as_ref().and_then(|d| d.get(s).copied()).unwrap_or(0)
+                        })
                     })
                     .collect(),
             );
@@ -445,7 +572,10 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
                 let won = game.hands.get(e).map_or(0, |x| x.number);
                 let mut f = Finding::new(
                     Code::S603,
-                    format!("hand {} is played after {winner} won the game in hand {won}", h.number),
+                    format!(
+                        "hand {} is played after {winner} won the game in hand {won}",
+                        h.number
+                    ),
                     h.meta.line,
                     1,
                 )
@@ -478,7 +608,10 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
         (Some(w), None) => {
             let named = game.name_of(w.name);
             let why = if rules.going_out == GoingOut::BidderOnly {
-                format!("gone out: only a side that makes its bid in the hand can win at {}", rules.game)
+                format!(
+                    "gone out: only a side that makes its bid in the hand can win at {}",
+                    rules.game
+                )
             } else {
                 format!("reached {}", rules.game)
             };

@@ -402,7 +402,45 @@ pub enum Code {
 
 impl Code {
     /// Every code, in catalogue order.
-    pub const ALL: [Code; 37] = [Code::E100, Code::E101, Code::E102, Code::E103, Code::E104, Code::E105, Code::E106, Code::E107, Code::E108, Code::E109, Code::D201, Code::D202, Code::D203, Code::D204, Code::D205, Code::D206, Code::A301, Code::A302, Code::A303, Code::A304, Code::A305, Code::A306, Code::A307, Code::A308, Code::A309, Code::P401, Code::P402, Code::P403, Code::P404, Code::P405, Code::P406, Code::P407, Code::R501, Code::R502, Code::S601, Code::S602, Code::S603];
+    pub const ALL: [Code; 37] = [
+        Code::E100,
+        Code::E101,
+        Code::E102,
+        Code::E103,
+        Code::E104,
+        Code::E105,
+        Code::E106,
+        Code::E107,
+        Code::E108,
+        Code::E109,
+        Code::D201,
+        Code::D202,
+        Code::D203,
+        Code::D204,
+        Code::D205,
+        Code::D206,
+        Code::A301,
+        Code::A302,
+        Code::A303,
+        Code::A304,
+        Code::A305,
+        Code::A306,
+        Code::A307,
+        Code::A308,
+        Code::A309,
+        Code::P401,
+        Code::P402,
+        Code::P403,
+        Code::P404,
+        Code::P405,
+        Code::P406,
+        Code::P407,
+        Code::R501,
+        Code::R502,
+        Code::S601,
+        Code::S602,
+        Code::S603,
+    ];
 
     /// The code as written (`R501`).
     pub fn as_str(self) -> &'static str {

@@ -1250,8 +1250,14 @@ impl Parser {
         let mut undotted: Option<usize> = None;
         match toks.next() {
             Some((_, tok)) if trick_number(tok).is_some() => {}
-            Some((at, tok)) if is_digits(tok) && tok.len() <= 2 && toks.next().is_some_and(|(_, t)| t.contains(':')) => {
-                let m = format!("a trick number is followed by a dot: write `{tok}.` (read as trick {tok})");
+            Some((at, tok))
+                if is_digits(tok)
+                    && tok.len() <= 2
+                    && toks.next().is_some_and(|(_, t)| t.contains(':')) =>
+            {
+                let m = format!(
+                    "a trick number is followed by a dot: write `{tok}.` (read as trick {tok})"
+                );
                 self.problem(Code::E101, m, line.col(at));
                 undotted = Some(at);
             }
