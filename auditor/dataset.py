@@ -377,14 +377,79 @@ def audit_chunk(chunk: Chunk, override: str = "", jobs: int = 1) -> tuple[list[F
         if binary is not None:
             return [binary], 0, 0, 0, 0, os.path.getsize(chunk.path)
 
+    return _core.audit_file(chunk.path, chunk.start, chunk.end, chunk.first_line, chunk.first_game, jobs,
+                            _rules_check, _resolver(override))
+
+
+def _resolver(override: str):
     def resolve(tag: str | None):
         try:
             return core_rules(resolve_rules(tag, override))
         except RulesError:
             return None
+    return resolve
 
-    return _core.audit_file(chunk.path, chunk.start, chunk.end, chunk.first_line, chunk.first_game, jobs,
-                            _rules_check, resolve)
+
+def arrow_tables(columns: dict[str, dict[str, tuple]]) -> dict[str, pa.Table]:
+    """The core's columns (Arrow buffers, see ``_core.import_file``) as tables of the schemas."""
+    out = {}
+    for name, cols in columns.items():
+        schema = SCHEMAS[name]
+        arrays = []
+        for f in schema:
+            kind, n, valid, values, data, strings = cols[f.name]
+            mask = pa.py_buffer(valid)
+            if kind == "string":
+                arrays.append(pa.Array.from_buffers(f.type, n, [mask, pa.py_buffer(values), pa.py_buffer(data)]))
+            elif kind == "list<string>":
+                child = pa.Array.from_buffers(pa.string(), len(strings) // 4 - 1,
+                                              [None, pa.py_buffer(strings), pa.py_buffer(data)])
+                arrays.append(pa.Array.from_buffers(f.type, n, [mask, pa.py_buffer(values)], children=[child]))
+            else:
+                arrays.append(pa.Array.from_buffers(f.type, n, [mask, pa.py_buffer(values)]))
+        out[name] = pa.Table.from_arrays(arrays, schema=schema)
+    return out
+
+
+def import_chunk(chunk: Chunk, override: str, jobs: int, writer: BatchWriter, now: dt.datetime,
+                 out: TaskResult) -> int:
+    """Parse, audit and write one chunk's tables in the core on ``jobs`` threads; returns its games."""
+    if chunk.start == 0:
+        with open(chunk.path, "rb") as f:
+            binary = _not_text(f.read(_core.SNIFF_BYTES), chunk.path)
+        if binary is not None:
+            rows = Rows()
+            add_finding(rows, binary, None)
+            writer.write(rows.to_arrow())
+            out.findings.append((None, binary))
+            return 0
+    from .findings import kind_of, severity_of
+
+    schema = [(t, [(c, ty) for c, ty, _ in spec["columns"]]) for t, spec in load_schema_doc()["tables"].items()
+              if not spec.get("derived")]
+    from .findings import CATALOG
+
+    codes = [(c, kind_of(c), severity_of(c)) for c in CATALOG]
+    now_us = int(now.timestamp() * 1_000_000)
+    def write(columns: dict) -> None:
+        tables = arrow_tables(columns)
+        writer.write(tables)
+        # the findings as stored: a game read twice in the task is stored, and reported, once
+        out.findings.extend((r["game_id"], Finding(r["code"], r["message"], r["file"], r["line"], r["column"],
+                                                   r["game"] or "", r["hand"], r["trick"], r["player"], r["expected"],
+                                                   r["recorded"]))
+                            for r in tables["findings"].to_pylist())
+
+    _, ids, legacy, games, hands, cards, unscored, nbytes = _core.import_file(
+        chunk.path, chunk.start, chunk.end, chunk.first_line, chunk.first_game, jobs, _rules_check,
+        _resolver(override), schema, codes, now_us, write, BATCH_HANDS)
+    out.game_ids.extend(ids)
+    out.legacy_ids.update(legacy)
+    out.hands += hands
+    out.cards += cards
+    out.unscored += unscored
+    out.bytes += nbytes
+    return games
 
 
 def run_task(chunks: list[Chunk], override: str = "", staging: str | None = None,
@@ -425,6 +490,17 @@ def run_task(chunks: list[Chunk], override: str = "", staging: str | None = None
         for chunk in chunks:
             games_here = 0
             source = chunk.path if chunk.path != "-" else "<stdin>"
+            if writer is not None and not keep_results and chunk.path != "-":
+                # importing: the core parses, audits and fills the tables on its threads; Python writes them
+                try:
+                    games_here = import_chunk(chunk, override, jobs, writer, now, out)
+                except OSError as e:
+                    f = Finding("E100", f"cannot read {chunk.path}: {e.strerror or e}", chunk.path, 0, 0)
+                    add_finding(rows, f, None)
+                    out.findings.append((None, f))
+                    games_here = 0
+                out.games_per_chunk.append(games_here)
+                continue
             if fast and chunk.path != "-":
                 # auditing only: the core parses and audits on its threads, and hands back findings and counts
                 try:

@@ -24,10 +24,11 @@ const STEP_BYTES: usize = 64 << 10;
 /// come before its piece; no `GameId` can hold a NUL.
 const PLACEHOLDER: &str = "\u{0}";
 
-/// A finding with the game it belongs to.
+/// A finding with the game it belongs to (and that game's key, where the sink computed one).
 #[derive(Clone, Debug)]
 pub struct Reported {
     pub game: String,
+    pub key: Option<String>,
     pub finding: Finding,
 }
 
@@ -42,9 +43,22 @@ pub trait Sink: Send {
         game: &Game,
         name: &str,
         parse_findings: &[Finding],
+        rules: Option<&RuleSet>,
         result: Option<&GameResult>,
     );
+
+    /// Findings outside any game (a statement before the first tag).
+    fn stray(&mut self, _name: &str, _findings: &[Finding]) {}
+
+    /// The key of the game last given to [`Sink::game`], if the sink computes keys.
+    fn last_key(&self) -> Option<String> {
+        None
+    }
 }
+
+/// Takes each piece's sink in input order, with the function that puts the real names on its
+/// games and the number of games before it.
+pub type Merge<'a, S> = dyn FnMut(S, &dyn Fn(&str) -> String, u32) + 'a;
 
 /// The counts and findings of a stream.
 #[derive(Debug, Default)]
@@ -145,14 +159,16 @@ fn audit_piece<S: Sink>(
             let pf = by_game.remove(&name).unwrap_or_default();
             summary.games += 1;
             summary.hands += g.hands.len() as u64;
-            let result = resolve(g.tag("Rules")).map(|r| engine::audit_game(&g, &r));
-            sink.game(&g, &name, &pf, result.as_ref());
-            summary
-                .findings
-                .extend(pf.into_iter().map(|finding| Reported {
-                    game: name.clone(),
-                    finding,
-                }));
+            let rules = resolve(g.tag("Rules"));
+            let result = rules.as_ref().map(|r| engine::audit_game(&g, r));
+            sink.game(&g, &name, &pf, rules.as_deref(), result.as_ref());
+            let key = sink.last_key();
+            let report = |finding| Reported {
+                game: name.clone(),
+                key: key.clone(),
+                finding,
+            };
+            summary.findings.extend(pf.into_iter().map(report));
             if let Some(res) = result {
                 summary.cards += res.cards_played;
                 summary.unscored += res
@@ -162,10 +178,7 @@ fn audit_piece<S: Sink>(
                     .count() as u64;
                 summary
                     .findings
-                    .extend(res.findings.into_iter().map(|finding| Reported {
-                        game: name.clone(),
-                        finding,
-                    }));
+                    .extend(res.findings.into_iter().map(report));
             }
         }
     }
@@ -177,6 +190,7 @@ fn audit_piece<S: Sink>(
             .findings
             .extend(fs.into_iter().map(|finding| Reported {
                 game: game.clone(),
+                key: None,
                 finding,
             }));
     }
@@ -215,7 +229,7 @@ pub fn audit_stream<R: Read, S: Sink + 'static>(
     check: &(dyn Fn() -> RulesCheck + Sync),
     resolve: &Resolver,
     new_sink: &(dyn Fn() -> S + Sync),
-    merge: &mut dyn FnMut(S),
+    merge: &mut Merge<'_, S>,
 ) -> std::io::Result<Summary> {
     let jobs = jobs.max(1);
     let label = crate::notation::parser::file_label(source);
@@ -269,7 +283,8 @@ pub fn audit_stream<R: Read, S: Sink + 'static>(
                         r.game = rename(&r.game, &label, games_before);
                         r
                     }));
-                merge(sink);
+                let offset = games_before;
+                merge(sink, &|name: &str| rename(name, &label, offset), offset);
                 games_before = games_before.saturating_add(games);
                 next_out += 1;
             }
@@ -340,7 +355,15 @@ pub fn audit_stream<R: Read, S: Sink + 'static>(
 pub struct NoRows;
 
 impl Sink for NoRows {
-    fn game(&mut self, _: &Game, _: &str, _: &[Finding], _: Option<&GameResult>) {}
+    fn game(
+        &mut self,
+        _: &Game,
+        _: &str,
+        _: &[Finding],
+        _: Option<&RuleSet>,
+        _: Option<&GameResult>,
+    ) {
+    }
 }
 
 /// A finding for a stream that could not be read.

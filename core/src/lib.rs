@@ -18,10 +18,12 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 pub mod audit;
 pub mod cards;
+pub mod columns;
 pub mod engine;
 pub mod notation;
 pub mod rules;
 pub mod scan;
+pub mod tables;
 
 #[cfg(feature = "python")]
 mod python;

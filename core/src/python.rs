@@ -767,6 +767,9 @@ impl PyRules {
                 ],
             )?,
             unsupported: r.call_method0("unsupported")?.extract()?,
+            text: r.call_method0("to_text")?.extract()?,
+            points_in_play: get(r, "points_in_play")?,
+            point_names: get(r, "point_names")?,
         };
         Ok(PyRules { inner })
     }
@@ -1041,7 +1044,7 @@ fn audit_file<'py>(
                 &check,
                 &resolve,
                 &|| crate::audit::NoRows,
-                &mut |_| {},
+                &mut |_, _, _| {},
             )
         })
         .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))?;
@@ -1053,6 +1056,202 @@ fn audit_file<'py>(
     }
     Ok((
         out,
+        summary.games,
+        summary.hands,
+        summary.cards,
+        summary.unscored,
+        summary.bytes,
+    ))
+}
+
+fn table_py<'py>(py: Python<'py>, t: &crate::columns::Table) -> PyResult<Bound<'py, PyDict>> {
+    use crate::columns::{Kind, bitmap, int_bytes, offset_bytes};
+    use pyo3::types::PyBytes;
+    let d = PyDict::new(py);
+    for c in &t.columns {
+        let valid = PyBytes::new(py, &bitmap(&c.valid));
+        let n = c.len();
+        let col = match c.kind {
+            Kind::Str => (
+                "string",
+                n,
+                valid,
+                PyBytes::new(py, &offset_bytes(&c.offsets)),
+                PyBytes::new(py, &c.data),
+                py.None().into_bound(py),
+            ),
+            Kind::ListStr => (
+                "list<string>",
+                n,
+                valid,
+                PyBytes::new(py, &offset_bytes(&c.list_offsets)),
+                PyBytes::new(py, &c.data),
+                PyBytes::new(py, &offset_bytes(&c.offsets)).into_any(),
+            ),
+            Kind::Bool => {
+                let bits: Vec<bool> = c.ints.iter().map(|&v| v != 0).collect();
+                (
+                    "bool",
+                    n,
+                    valid,
+                    PyBytes::new(py, &bitmap(&bits)),
+                    PyBytes::new(py, &[]),
+                    py.None().into_bound(py),
+                )
+            }
+            k => {
+                let width = match k {
+                    Kind::I8 => 1,
+                    Kind::I16 => 2,
+                    Kind::I32 | Kind::Date32 => 4,
+                    _ => 8,
+                };
+                (
+                    "int",
+                    n,
+                    valid,
+                    PyBytes::new(py, &int_bytes(&c.ints, width)),
+                    PyBytes::new(py, &[]),
+                    py.None().into_bound(py),
+                )
+            }
+        };
+        d.set_item(&c.name, col)?;
+    }
+    Ok(d)
+}
+
+fn tables_py<'py>(py: Python<'py>, rows: &crate::tables::Rows) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for t in &rows.tables {
+        d.set_item(&t.name, table_py(py, t)?)?;
+    }
+    Ok(d)
+}
+
+/// Parse, audit and turn into the dataset's tables the bytes `start..end` of the file at
+/// `path`, on `jobs` threads. `schema` is `[(table, [(column, type)])]` from tables.json;
+/// `codes` `[(code, kind, severity)]`; `write(tables)` takes each batch of rows (a dict of
+/// table -> column -> Arrow buffers) in input order, the same game twice kept once. Returns
+/// the findings as (game key, Finding), the game keys in order, the legacy keys, and the counts.
+#[pyfunction]
+#[pyo3(signature = (path, start, end, first_line, first_game, jobs, rules_check, resolve, schema, codes, now_us, write, batch_hands))]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn import_file<'py>(
+    py: Python<'py>,
+    path: &str,
+    start: u64,
+    end: i64,
+    first_line: u32,
+    first_game: u32,
+    jobs: usize,
+    rules_check: Py<PyAny>,
+    resolve: Py<PyAny>,
+    schema: Vec<(String, Vec<(String, String)>)>,
+    codes: Vec<(String, String, String)>,
+    now_us: i64,
+    write: Py<PyAny>,
+    batch_hands: usize,
+) -> PyResult<(
+    Bound<'py, PyList>,
+    Vec<String>,
+    Vec<(String, String)>,
+    u64,
+    u64,
+    u64,
+    u64,
+    u64,
+)> {
+    use std::io::{Read, Seek};
+    let mut tables = Vec::new();
+    for (t, cols) in schema {
+        let mut spec = Vec::new();
+        for (c, k) in cols {
+            let kind = crate::columns::Kind::parse(&k).ok_or_else(|| {
+                PyValueError::new_err(format!("{t}.{c}: type {k} is not known to the core"))
+            })?;
+            spec.push((c, kind));
+        }
+        tables.push((t, spec));
+    }
+    let spec = std::sync::Arc::new(crate::tables::Spec {
+        tables,
+        codes,
+        source: path.to_string(),
+        now_us,
+    });
+    let check = shared_check(rules_check);
+    let resolve = resolver(resolve);
+    let path_owned = path.to_string();
+    let mut ids: Vec<String> = Vec::new();
+    let mut legacy: Vec<(String, String)> = Vec::new();
+    let mut error: Option<PyErr> = None;
+    let summary = py
+        .detach(|| -> std::io::Result<crate::audit::Summary> {
+            let mut f = std::fs::File::open(&path_owned)?;
+            f.seek(std::io::SeekFrom::Start(start))?;
+            let input: Box<dyn Read + Send> = if end >= 0 {
+                Box::new(f.take((end as u64).saturating_sub(start)))
+            } else {
+                Box::new(f)
+            };
+            let input = std::io::BufReader::with_capacity(1 << 20, input);
+            let mut out = crate::tables::Rows::new(spec.clone());
+            let mut seen = std::collections::HashSet::new();
+            let flush = |out: &mut crate::tables::Rows, error: &mut Option<PyErr>| {
+                let full = std::mem::replace(out, out.empty_like());
+                if error.is_none() {
+                    if let Err(e) = Python::attach(|py| {
+                        write.bind(py).call1((tables_py(py, &full)?,)).map(|_| ())
+                    }) {
+                        *error = Some(e);
+                    }
+                }
+            };
+            let summary = crate::audit::audit_stream(
+                input,
+                &path_owned,
+                first_line,
+                first_game,
+                jobs,
+                &check,
+                &resolve,
+                &|| crate::tables::Rows::new(spec.clone()),
+                &mut |mut piece: crate::tables::Rows, rename, offset| {
+                    for span in &piece.spans {
+                        if let Some(k) = &span.key {
+                            ids.push(k.clone());
+                            if let Some(l) = &span.legacy {
+                                legacy.push((k.clone(), l.clone()));
+                            }
+                        }
+                    }
+                    crate::tables::Rows::place(&mut piece, rename, offset);
+                    for i in 0..piece.spans.len() {
+                        out.append_game(&piece, i, &mut seen);
+                        if out.hands() >= batch_hands {
+                            flush(&mut out, &mut error);
+                        }
+                    }
+                },
+            )?;
+            flush(&mut out, &mut error);
+            Ok(summary)
+        })
+        .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))?;
+    if let Some(e) = error {
+        return Err(e);
+    }
+    let c = classes(py)?;
+    let source = PyString::new(py, path).into_any();
+    let found = PyList::empty(py);
+    for r in &summary.findings {
+        found.append((r.key.clone(), reported_py(py, c, r, &source)?))?;
+    }
+    Ok((
+        found,
+        ids,
+        legacy,
         summary.games,
         summary.hands,
         summary.cards,
@@ -1292,6 +1491,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(audit_records, m)?)?;
     m.add_function(wrap_pyfunction!(trick_winner, m)?)?;
     m.add_function(wrap_pyfunction!(audit_file, m)?)?;
+    m.add_function(wrap_pyfunction!(import_file, m)?)?;
     m.add_function(wrap_pyfunction!(legal_cards, m)?)?;
     m.add_function(wrap_pyfunction!(parse_card, m)?)?;
     m.add_function(wrap_pyfunction!(file_label, m)?)?;

@@ -121,6 +121,12 @@ pub struct RuleSet {
     pub first_trick_trump: FirstTrickTrump,
     /// `key=value` settings this version cannot audit (E105), as resolved in Python.
     pub unsupported: Vec<String>,
+    /// The shortest `Rules` text naming this rule set (the dataset's `rules` column).
+    pub text: String,
+    /// What all the points of a hand are worth together.
+    pub points_in_play: i32,
+    /// The points in play each hand, in counting order (High, Low, Jack, ..., Game).
+    pub point_names: Vec<String>,
 }
 
 /// What a pitch in place of a bid is worth (pitching=on).
