@@ -32,12 +32,14 @@ import json
 import os
 import re
 import shutil
+import threading
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from queue import Queue
 
 from ._lazy import lazy
 
@@ -53,7 +55,7 @@ from .tables import SCHEMA_VERSION, SCHEMAS, TABLES, Rows, add_finding, add_game
     load_schema_doc
 
 BATCH_HANDS = 5_000  # hands audited together (one engine batch)
-CHUNK_BYTES = 8 << 20  # input bytes per task
+CHUNK_BYTES = 32 << 20  # input bytes per task (one staged batch each; the core's threads share a task)
 KEEP_GENERATIONS = 2  # a reader that opened the previous generation can finish its query
 # Tables computed from a batch's other tables by a `summarize` callable, not by the tasks
 # ("derived" in schemas/tables.json): the pipeline never writes them itself.
@@ -310,7 +312,6 @@ class Chunk:
     first_game: int = 0
 
 
-_TAG = re.compile(rb"[ \t]*\[")
 
 
 def split_file(path: str, chunk_bytes: int) -> list[Chunk]:
@@ -318,38 +319,9 @@ def split_file(path: str, chunk_bytes: int) -> list[Chunk]:
 
     A cut goes before a tag line that follows some other statement; counting such lines
     numbers the games as the parser does (a game also starts at a repeated tag name, which
-    the tasks detect: see :func:`run_tasks`).
+    the tasks detect: see :func:`run_tasks`). The core reads the file.
     """
-    size = os.path.getsize(path)
-    if size <= chunk_bytes * 1.5:
-        return [Chunk(path)]
-    chunks = []
-    start, line, games = 0, 1, 0
-    with open(path, "rb") as f:
-        while start < size:
-            f.seek(start)
-            pos, lines, starts = start, 0, 0
-            opened = seen_statement = False
-            cut = -1
-            for raw in f:
-                body = raw.strip()
-                if body and not body.startswith(b"%"):
-                    if _TAG.match(body):
-                        if not opened or seen_statement:  # this tag line opens a game
-                            if opened and pos - start >= chunk_bytes:
-                                cut = pos
-                                break
-                            starts += 1
-                            opened, seen_statement = True, False
-                    else:
-                        seen_statement = True
-                pos += len(raw)
-                lines += 1
-            chunks.append(Chunk(path, start, cut, line, games))
-            if cut < 0:
-                break
-            start, line, games = cut, line + lines, games + starts
-    return chunks
+    return [Chunk(path, start, end, line, games) for start, end, line, games in _core.split_file(path, chunk_bytes)]
 
 
 @dataclass
@@ -431,18 +403,40 @@ def import_chunk(chunk: Chunk, override: str, jobs: int, writer: BatchWriter, no
 
     codes = [(c, kind_of(c), severity_of(c)) for c in CATALOG]
     now_us = int(now.timestamp() * 1_000_000)
+    # Parquet is written on a thread of its own (pyarrow lets go of the GIL), so the core goes on meanwhile
+    queue: Queue = Queue(maxsize=2)
+    failed: list[BaseException] = []
+
+    def drain() -> None:
+        while (tables := queue.get()) is not None:
+            try:
+                if not failed:
+                    writer.write(tables)
+            except BaseException as e:  # noqa: BLE001 - raised again on the task's thread below
+                failed.append(e)
+
     def write(columns: dict) -> None:
+        if failed:
+            raise failed[0]
         tables = arrow_tables(columns)
-        writer.write(tables)
+        queue.put(tables)
         # the findings as stored: a game read twice in the task is stored, and reported, once
         out.findings.extend((r["game_id"], Finding(r["code"], r["message"], r["file"], r["line"], r["column"],
                                                    r["game"] or "", r["hand"], r["trick"], r["player"], r["expected"],
                                                    r["recorded"]))
                             for r in tables["findings"].to_pylist())
 
-    _, ids, legacy, games, hands, cards, unscored, nbytes = _core.import_file(
-        chunk.path, chunk.start, chunk.end, chunk.first_line, chunk.first_game, jobs, _rules_check,
-        _resolver(override), schema, codes, now_us, write, BATCH_HANDS)
+    thread = threading.Thread(target=drain, name="parquet-writer", daemon=True)
+    thread.start()
+    try:
+        _, ids, legacy, games, hands, cards, unscored, nbytes = _core.import_file(
+            chunk.path, chunk.start, chunk.end, chunk.first_line, chunk.first_game, jobs, _rules_check,
+            _resolver(override), schema, codes, now_us, write, BATCH_HANDS)
+    finally:
+        queue.put(None)
+        thread.join()
+    if failed:
+        raise failed[0]
     out.game_ids.extend(ids)
     out.legacy_ids.update(legacy)
     out.hands += hands
@@ -661,16 +655,18 @@ def process(paths: Iterable[str], *, override: str = "", out: str | Path | None 
     files, missing = expand_paths(paths)
     stats = ImportStats(files=len(files))
     stats.findings.extend(missing)
-    if out is None and not keep_results and scheduler is None:
-        # auditing only: one process, each file parsed and audited by the core on `jobs` threads
-        tasks = [[Chunk(f)] for f in files]
-        results = (run_task(t, override, None, False, jobs) for t in tasks)
-        _collect(stats, results, set(), override, None, progress)
-        return stats
-    tasks = plan_tasks(files, CHUNK_BYTES)
-    runner = _Runner(jobs, scheduler)
+    in_core = scheduler is None and not keep_results
+    if in_core:
+        # one process: each task parsed, audited (and turned into rows) by the core on `jobs` threads
+        tasks = [[Chunk(f)] for f in files] if out is None else plan_tasks(files, CHUNK_BYTES)
+
+        def run(tasks: list[list[Chunk]], args: tuple) -> Iterator[TaskResult]:
+            return (run_task(t, *args, jobs=jobs) for t in tasks)
+    else:
+        tasks = plan_tasks(files, CHUNK_BYTES)
+        run = _Runner(jobs, scheduler).run
     if out is None:
-        _collect(stats, runner.run(tasks, (override, None, keep_results)), set(), override, None, progress)
+        _collect(stats, run(tasks, (override, None, keep_results)), set(), override, None, progress)
         return stats
     root = Path(out)
     _check_dataset_path(root)
@@ -682,7 +678,7 @@ def process(paths: Iterable[str], *, override: str = "", out: str | Path | None 
             staging = root / "staging"
             staging.mkdir()
             known = known_game_ids(root)
-            new = _collect(stats, runner.run(tasks, (override, str(staging), keep_results)), known, override,
+            new = _collect(stats, run(tasks, (override, str(staging), keep_results)), known, override,
                            staging, progress)
             drop: list[str] = []
             if new:

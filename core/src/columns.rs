@@ -143,12 +143,12 @@ impl Column {
         self.valid.extend_from_slice(valid);
         match self.kind {
             Kind::Str => {
-                for i in start..end {
-                    let (a, b) = (offset(&other.offsets, i), offset(&other.offsets, i + 1));
-                    self.push_str_value(
-                        std::str::from_utf8(other.data.get(a..b).unwrap_or(&[])).unwrap_or(""),
-                    );
-                }
+                // the bytes in one copy, the offsets moved by where they land
+                let (a, b) = (offset(&other.offsets, start), offset(&other.offsets, end));
+                let base = i64::try_from(self.data.len()).unwrap_or(0) - i64::try_from(a).unwrap_or(0);
+                self.data.extend_from_slice(other.data.get(a..b).unwrap_or(&[]));
+                let moved = other.offsets.get(start + 1..=end).unwrap_or(&[]);
+                self.offsets.extend(moved.iter().map(|&o| i32::try_from(i64::from(o) + base).unwrap_or(i32::MAX)));
             }
             Kind::ListStr => {
                 for i in start..end {

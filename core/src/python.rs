@@ -1227,8 +1227,9 @@ fn import_file<'py>(
                         }
                     }
                     crate::tables::Rows::place(&mut piece, rename, offset);
-                    for i in 0..piece.spans.len() {
-                        out.append_game(&piece, i, &mut seen);
+                    let mut i = 0;
+                    while i < piece.spans.len() {
+                        i = out.append_games(&piece, i, &mut seen, batch_hands.saturating_sub(out.hands()).max(1));
                         if out.hands() >= batch_hands {
                             flush(&mut out, &mut error);
                         }
@@ -1258,6 +1259,15 @@ fn import_file<'py>(
         summary.unscored,
         summary.bytes,
     ))
+}
+
+/// Where to cut the file at `path` into chunks of about `chunk_bytes` at game boundaries:
+/// `[(start, end, first_line, games_before)]`, `end` -1 for the last.
+#[pyfunction]
+fn split_file(py: Python<'_>, path: &str, chunk_bytes: u64) -> PyResult<Vec<(u64, i64, u32, u32)>> {
+    let path = path.to_string();
+    py.detach(move || crate::scan::split_file(&path, chunk_bytes))
+        .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))
 }
 
 /// The position in play order of the card that takes a trick.
@@ -1492,6 +1502,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trick_winner, m)?)?;
     m.add_function(wrap_pyfunction!(audit_file, m)?)?;
     m.add_function(wrap_pyfunction!(import_file, m)?)?;
+    m.add_function(wrap_pyfunction!(split_file, m)?)?;
     m.add_function(wrap_pyfunction!(legal_cards, m)?)?;
     m.add_function(wrap_pyfunction!(parse_card, m)?)?;
     m.add_function(wrap_pyfunction!(file_label, m)?)?;
