@@ -145,10 +145,16 @@ impl Column {
             Kind::Str => {
                 // the bytes in one copy, the offsets moved by where they land
                 let (a, b) = (offset(&other.offsets, start), offset(&other.offsets, end));
-                let base = i64::try_from(self.data.len()).unwrap_or(0) - i64::try_from(a).unwrap_or(0);
-                self.data.extend_from_slice(other.data.get(a..b).unwrap_or(&[]));
+                let base =
+                    i64::try_from(self.data.len()).unwrap_or(0) - i64::try_from(a).unwrap_or(0);
+                self.data
+                    .extend_from_slice(other.data.get(a..b).unwrap_or(&[]));
                 let moved = other.offsets.get(start + 1..=end).unwrap_or(&[]);
-                self.offsets.extend(moved.iter().map(|&o| i32::try_from(i64::from(o) + base).unwrap_or(i32::MAX)));
+                self.offsets.extend(
+                    moved
+                        .iter()
+                        .map(|&o| i32::try_from(i64::from(o) + base).unwrap_or(i32::MAX)),
+                );
             }
             Kind::ListStr => {
                 for i in start..end {

@@ -1229,7 +1229,12 @@ fn import_file<'py>(
                     crate::tables::Rows::place(&mut piece, rename, offset);
                     let mut i = 0;
                     while i < piece.spans.len() {
-                        i = out.append_games(&piece, i, &mut seen, batch_hands.saturating_sub(out.hands()).max(1));
+                        i = out.append_games(
+                            &piece,
+                            i,
+                            &mut seen,
+                            batch_hands.saturating_sub(out.hands()).max(1),
+                        );
                         if out.hands() >= batch_hands {
                             flush(&mut out, &mut error);
                         }

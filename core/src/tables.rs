@@ -95,8 +95,18 @@ impl Rows {
     /// Append the rows of `other`'s games `from..` whose keys are not in `seen` (adding them),
     /// in one run of consecutive games, up to about `room` hands; returns where it stopped.
     /// The same game twice is stored once.
-    pub fn append_games(&mut self, other: &Rows, from: usize, seen: &mut HashSet<String>, room: usize) -> usize {
-        let hands = other.tables.iter().position(|t| t.name == "hands").unwrap_or(0);
+    pub fn append_games(
+        &mut self,
+        other: &Rows,
+        from: usize,
+        seen: &mut HashSet<String>,
+        room: usize,
+    ) -> usize {
+        let hands = other
+            .tables
+            .iter()
+            .position(|t| t.name == "hands")
+            .unwrap_or(0);
         let mut i = from;
         // skip the games already stored
         while let Some(span) = other.spans.get(i) {
@@ -113,15 +123,24 @@ impl Rows {
                     break;
                 }
             }
-            taken += span.end.get(hands).copied().unwrap_or(0) - span.start.get(hands).copied().unwrap_or(0);
+            taken += span.end.get(hands).copied().unwrap_or(0)
+                - span.start.get(hands).copied().unwrap_or(0);
             i += 1;
             if taken >= room {
                 break;
             }
         }
-        if let (Some(a), Some(b)) = (other.spans.get(first), i.checked_sub(1).and_then(|l| other.spans.get(l))) {
+        if let (Some(a), Some(b)) = (
+            other.spans.get(first),
+            i.checked_sub(1).and_then(|l| other.spans.get(l)),
+        ) {
             if i > first {
-                for ((mine, theirs), (&s, &e)) in self.tables.iter_mut().zip(&other.tables).zip(a.start.iter().zip(&b.end)) {
+                for ((mine, theirs), (&s, &e)) in self
+                    .tables
+                    .iter_mut()
+                    .zip(&other.tables)
+                    .zip(a.start.iter().zip(&b.end))
+                {
                     mine.append_range(theirs, s, e);
                 }
             }

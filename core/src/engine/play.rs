@@ -429,6 +429,34 @@ pub fn prepare_hand(
     prep
 }
 
+/// P402 for a play out of turn: a player twice, or where another should play.
+fn out_of_turn(
+    t: &crate::notation::Trick,
+    column: u32,
+    who: String,
+    expected: String,
+    twice: bool,
+    among: &str,
+) -> Finding {
+    let what = if twice {
+        format!("{who} plays twice")
+    } else {
+        format!("{who} plays where {expected} should")
+    };
+    Finding::new(
+        Code::P402,
+        format!(
+            "trick {}: {what} (play goes clockwise from the leader{among})",
+            t.number
+        ),
+        t.meta.line,
+        column,
+    )
+    .in_trick(t.number)
+    .about(who.clone())
+    .compare(expected, who)
+}
+
 fn has(mask: CardMask, c: Card) -> bool {
     mask & c.bit() != 0
 }
@@ -746,25 +774,15 @@ fn play_tricks(
                 let exp_seat = expected_order
                     .get(bad)
                     .map_or("nobody".to_string(), |&s| name(s));
-                let what = if twice {
-                    format!("{who_bad} plays twice")
-                } else {
-                    format!("{who_bad} plays where {exp_seat} should")
-                };
-                prep.push(
-                    Finding::new(
-                        Code::P402,
-                        format!(
-                            "trick {}: {what} (play goes clockwise from the leader, among the players still holding a trump)",
-                            t.number
-                        ),
-                        t.meta.line,
-                        plays.get(at).map_or(t.column, |p| p.column),
-                    )
-                    .in_trick(t.number)
-                    .about(who_bad.clone())
-                    .compare(exp_seat, who_bad),
-                );
+                let col = plays.get(at).map_or(t.column, |p| p.column);
+                prep.push(out_of_turn(
+                    t,
+                    col,
+                    who_bad,
+                    exp_seat,
+                    twice,
+                    ", among the players still holding a trump",
+                ));
                 prep.playable = false;
             }
         } else {
@@ -782,25 +800,9 @@ fn play_tricks(
                     .get(bad)
                     .map_or("nobody (every player has played)".to_string(), |&s| name(s));
                 let who_bad = name(bad_seat); // a bare card of a mixed trick has no name written
-                let what = if row_seats.iter().take(bad).any(|&s| s == bad_seat) {
-                    format!("{who_bad} plays twice")
-                } else {
-                    format!("{who_bad} plays where {exp_seat} should")
-                };
-                prep.push(
-                    Finding::new(
-                        Code::P402,
-                        format!(
-                            "trick {}: {what} (play goes clockwise from the leader)",
-                            t.number
-                        ),
-                        t.meta.line,
-                        plays.get(bad).map_or(t.column, |p| p.column),
-                    )
-                    .in_trick(t.number)
-                    .about(who_bad.clone())
-                    .compare(exp_seat, who_bad),
-                );
+                let twice = row_seats.iter().take(bad).any(|&s| s == bad_seat);
+                let col = plays.get(bad).map_or(t.column, |p| p.column);
+                prep.push(out_of_turn(t, col, who_bad, exp_seat, twice, ""));
                 this_p402 = true;
                 prep.playable = false;
             }
