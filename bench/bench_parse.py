@@ -1,9 +1,13 @@
-"""Benchmark: the compiled core's parser on generated logs of every preset, beside the floor.
+"""Benchmark: the compiled core on generated logs of every preset, beside the floor.
 
-    python bench/bench_parse.py                         # 1,000,000 hands of each preset
-    python bench/bench_parse.py --hands 200000          # quicker
+    python bench/bench_parse.py                         # 1,000,000 hands of each preset: floor, parse
+    python bench/bench_parse.py --phases floor,audit,import --hands 200000,1000000   # the commands
     python bench/bench_parse.py --presets auction --hands 200000,1000000   # memory flat?
     python bench/bench_parse.py --hostile               # the pathological inputs, time and peak memory
+
+"audit" and "import" are the commands as a user runs them (`auditor audit -j JOBS FILE`,
+output discarded; `auditor import FILE --out DIR -j JOBS`), start-up included, on this
+machine's cores (``--jobs``).
 
 The floor is reading the same file's lines with the same reader (1 MiB chunks, lines found
 with memchr) and doing nothing with them.  "parse" is the core's parser alone, in Rust, one
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import subprocess
 import sys
@@ -35,10 +40,20 @@ PHASES = {
     "parse": "from auditor import _core\nn = _core.scan_file(PATH)[2]",
     "records": IMPORT_PHASES["parse"],
     "audit": """
-import subprocess, sys
-r = subprocess.run([sys.executable, "-c", "from auditor.cli import main; main()", "audit", "-j", "1", PATH],
-                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+import os, subprocess, sys
+r = subprocess.run([sys.executable, "-c", "from auditor.cli import main; main()", "audit", "-j", os.environ["JOBS"],
+                    PATH], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 assert r.returncode in (0, 1), r.stderr[-2000:]
+n = 1
+""",
+    "import": """
+import os, shutil, subprocess, sys
+out = PATH + ".ds"
+shutil.rmtree(out, ignore_errors=True)
+r = subprocess.run([sys.executable, "-c", "from auditor.cli import main; main()", "import", PATH, "--out", out,
+                    "-j", os.environ["JOBS"]], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+assert r.returncode in (0, 1), r.stderr[-2000:]
+shutil.rmtree(out, ignore_errors=True)
 n = 1
 """,
 }
@@ -88,6 +103,16 @@ def hostile_inputs():
     yield "line of 10 MB, no statement", HEAD + "x" * 10_000_000 + "\n"
 
 
+def count_plays(path: Path) -> int:
+    """The cards played in a generated log (each `NAME:CARD` of a trick line)."""
+    n = 0
+    with open(path, "rb") as f:
+        for line in f:
+            if line[:1].isdigit():
+                n += line.count(b":")
+    return n
+
+
 def hostile(phases: list[str]) -> None:
     DATA.mkdir(exist_ok=True)
     print(f"{'input':32s} {'size':>8s}  " + "  ".join(f"{p:>22s}" for p in phases))
@@ -108,10 +133,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hands", default="1000000", help="comma-separated sizes (hands per preset)")
     ap.add_argument("--presets", default="", help="comma-separated presets (default: every preset)")
-    ap.add_argument("--phases", default="floor,parse", help="of: floor, parse, records, audit")
+    ap.add_argument("--phases", default="floor,parse", help="of: floor, parse, records, audit, import")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="threads for audit and import")
     ap.add_argument("--repeat", type=int, default=3, help="runs per phase; the best is reported")
     ap.add_argument("--hostile", action="store_true", help="time the pathological inputs instead")
     args = ap.parse_args()
+    os.environ["JOBS"] = str(args.jobs)
     if args.hostile:
         hostile([p for p in args.phases.split(",") if p != "floor"] or ["parse"])
         return
@@ -125,11 +152,12 @@ def main() -> None:
             t = time.perf_counter()
             n = generate(size, path, presets=(preset,))
             mb = path.stat().st_size / 1e6
+            plays = count_plays(path)
             print(f"{preset}: {n:,} hands, {mb:.0f} MB (generated in {time.perf_counter() - t:.0f}s)")
             floor = None
             for phase in args.phases.split(","):
                 r = run(phase, path, args.repeat if phase in ("floor", "parse") else 1)
-                rate = f"{mb / r['seconds']:7.0f} MB/s {n / r['seconds']:>12,.0f} hands/s"
+                rate = f"{mb / r['seconds']:7.0f} MB/s {n / r['seconds']:>12,.0f} hands/s {plays / r['seconds']:>13,.0f} plays/s"
                 if phase == "floor":
                     floor = r["seconds"]
                     print(f"  floor   {r['seconds']:7.3f}s {rate}  peak {r['peak_mb']:5.0f} MB  ({r['n']:,} lines)")

@@ -67,7 +67,7 @@ pub fn check_deal(
         "52-card"
     };
     let take = |prep: &mut Prepared, seen: &mut Dealt, c: Card, who: i32, line: u32, col: u32| {
-        let name = who_name(seats, who);
+        let name = || who_name(seats, who);
         if !c.in_deck(rules.ten_point) {
             prep.push(
                 Finding::new(
@@ -76,7 +76,7 @@ pub fn check_deal(
                     line,
                     col,
                 )
-                .about(name),
+                .about(name()),
             );
             seen.set(c, who); // reported once, here
         } else if seen.get(c) != NOBODY {
@@ -84,14 +84,15 @@ pub fn check_deal(
                 Finding::new(
                     Code::D201,
                     format!(
-                        "{} is dealt twice (to {} and to {name})",
+                        "{} is dealt twice (to {} and to {})",
                         c.name(),
-                        who_name(seats, seen.get(c))
+                        who_name(seats, seen.get(c)),
+                        name()
                     ),
                     line,
                     col,
                 )
-                .about(name),
+                .about(name()),
             );
         } else {
             seen.set(c, who);

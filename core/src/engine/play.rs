@@ -515,8 +515,10 @@ fn play_tricks(
             }
         }
     }
+    // trumps_only: who plays in each trick (a player who still plays is still in)
     let seats_in_trick: Vec<Vec<i32>> = tricks
         .iter()
+        .filter(|_| rules.trumps_only)
         .map(|t| {
             t.plays
                 .iter()
@@ -551,7 +553,7 @@ fn play_tricks(
             prep.playable = false;
             continue;
         };
-        let in_play: Vec<i32> = if rules.trumps_only {
+        let in_play: super::Row<i32> = if rules.trumps_only {
             (0..ni)
                 .filter(|&s| {
                     let left = trumps_left.get(s as usize).copied().unwrap_or(-1);
@@ -600,7 +602,7 @@ fn play_tricks(
             this_p402 = true;
             prep.playable = false;
         }
-        let row_seats: Vec<i32> = if t.short {
+        let row_seats: super::Row<i32> = if t.short {
             // seats follow the leader; the first trick's leader is whoever the deal gave the card led
             let mut start = if ti == 0 && owner_of_first >= 0 {
                 owner_of_first
@@ -610,7 +612,7 @@ fn play_tricks(
             if start < 0 {
                 start = seats.after(dealer, 1);
             }
-            let mut ring: Vec<i32> = if in_play.is_empty() {
+            let mut ring: super::Row<i32> = if in_play.is_empty() {
                 (0..ni).collect()
             } else {
                 in_play.clone()
@@ -752,7 +754,7 @@ fn play_tricks(
                     .compare(format!("a card from {names}"), "none"),
                 );
                 prep.playable = false;
-            } else if !t.short && !t.unreadable && present != expected_order {
+            } else if !t.short && !t.unreadable && present[..] != expected_order[..] {
                 let bad = present
                     .iter()
                     .enumerate()
@@ -786,7 +788,7 @@ fn play_tricks(
                 prep.playable = false;
             }
         } else {
-            let expected_order: Vec<i32> = (0..ni).map(|i| seats.after(lead_seat, i)).collect();
+            let expected_order: super::Row<i32> = (0..ni).map(|i| seats.after(lead_seat, i)).collect();
             let fits =
                 row_seats.len() <= n && row_seats.iter().zip(&expected_order).all(|(a, b)| a == b);
             if !t.short && !t.unreadable && !fits {
