@@ -395,13 +395,8 @@ def import_chunk(chunk: Chunk, override: str, jobs: int, writer: BatchWriter, no
             writer.write(rows.to_arrow())
             out.findings.append((None, binary))
             return 0
-    from .findings import kind_of, severity_of
-
     schema = [(t, [(c, ty) for c, ty, _ in spec["columns"]]) for t, spec in load_schema_doc()["tables"].items()
               if not spec.get("derived")]
-    from .findings import CATALOG
-
-    codes = [(c, kind_of(c), severity_of(c)) for c in CATALOG]
     now_us = int(now.timestamp() * 1_000_000)
     # Parquet is written on a thread of its own (pyarrow lets go of the GIL), so the core goes on meanwhile
     queue: Queue = Queue(maxsize=2)
@@ -431,7 +426,7 @@ def import_chunk(chunk: Chunk, override: str, jobs: int, writer: BatchWriter, no
     try:
         _, ids, legacy, games, hands, cards, unscored, nbytes = _core.import_file(
             chunk.path, chunk.start, chunk.end, chunk.first_line, chunk.first_game, jobs, _rules_check,
-            _resolver(override), schema, codes, now_us, write, BATCH_HANDS)
+            _resolver(override), schema, now_us, write, BATCH_HANDS)
     finally:
         queue.put(None)
         thread.join()

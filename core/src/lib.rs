@@ -20,6 +20,7 @@ pub mod audit;
 pub mod cards;
 pub mod columns;
 pub mod engine;
+pub mod findings;
 pub mod notation;
 pub mod rules;
 pub mod scan;

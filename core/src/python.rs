@@ -1131,11 +1131,11 @@ fn tables_py<'py>(py: Python<'py>, rows: &crate::tables::Rows) -> PyResult<Bound
 
 /// Parse, audit and turn into the dataset's tables the bytes `start..end` of the file at
 /// `path`, on `jobs` threads. `schema` is `[(table, [(column, type)])]` from tables.json;
-/// `codes` `[(code, kind, severity)]`; `write(tables)` takes each batch of rows (a dict of
+/// `write(tables)` takes each batch of rows (a dict of
 /// table -> column -> Arrow buffers) in input order, the same game twice kept once. Returns
 /// the findings as (game key, Finding), the game keys in order, the legacy keys, and the counts.
 #[pyfunction]
-#[pyo3(signature = (path, start, end, first_line, first_game, jobs, rules_check, resolve, schema, codes, now_us, write, batch_hands))]
+#[pyo3(signature = (path, start, end, first_line, first_game, jobs, rules_check, resolve, schema, now_us, write, batch_hands))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn import_file<'py>(
     py: Python<'py>,
@@ -1148,7 +1148,6 @@ fn import_file<'py>(
     rules_check: Py<PyAny>,
     resolve: Py<PyAny>,
     schema: Vec<(String, Vec<(String, String)>)>,
-    codes: Vec<(String, String, String)>,
     now_us: i64,
     write: Py<PyAny>,
     batch_hands: usize,
@@ -1176,7 +1175,6 @@ fn import_file<'py>(
     }
     let spec = std::sync::Arc::new(crate::tables::Spec {
         tables,
-        codes,
         source: path.to_string(),
         now_us,
     });
@@ -1273,6 +1271,31 @@ fn split_file(py: Python<'_>, path: &str, chunk_bytes: u64) -> PyResult<Vec<(u64
     let path = path.to_string();
     py.detach(move || crate::scan::split_file(&path, chunk_bytes))
         .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))
+}
+
+/// Every finding code's declaration: `[(code, kind, severity, title, why, example)]`.
+#[pyfunction]
+fn catalog() -> Vec<(
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+)> {
+    crate::findings::CATALOG
+        .iter()
+        .map(|d| {
+            (
+                d.code.as_str(),
+                d.code.kind(),
+                d.severity.as_str(),
+                d.title,
+                d.why,
+                d.example,
+            )
+        })
+        .collect()
 }
 
 /// The position in play order of the card that takes a trick.
@@ -1508,6 +1531,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(audit_file, m)?)?;
     m.add_function(wrap_pyfunction!(import_file, m)?)?;
     m.add_function(wrap_pyfunction!(split_file, m)?)?;
+    m.add_function(wrap_pyfunction!(catalog, m)?)?;
     m.add_function(wrap_pyfunction!(legal_cards, m)?)?;
     m.add_function(wrap_pyfunction!(parse_card, m)?)?;
     m.add_function(wrap_pyfunction!(file_label, m)?)?;

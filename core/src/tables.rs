@@ -16,8 +16,6 @@ use crate::rules::{PITCH_VALUE, RuleSet, Smudge};
 pub struct Spec {
     /// Table name and its columns, in `tables.json` order.
     pub tables: Vec<(String, Vec<(String, Kind)>)>,
-    /// Finding code, its kind and severity (from the findings catalogue).
-    pub codes: Vec<(String, String, String)>,
     pub source: String,
     /// `imported_at`, in microseconds since the epoch.
     pub now_us: i64,
@@ -190,11 +188,12 @@ impl Rows {
         };
         for f in found {
             let code_s = f.code.as_str();
-            let (k, s) = spec
-                .codes
-                .iter()
-                .find(|(cd, _, _)| cd == code_s)
-                .map_or(("input", "error"), |(_, k, s)| (k.as_str(), s.as_str()));
+            let (k, s) = (
+                f.code.kind(),
+                f.code
+                    .declaration()
+                    .map_or("error", |d| d.severity.as_str()),
+            );
             t.str(id, game_id);
             t.str(gname, (!game.is_empty()).then_some(game));
             t.str(code, Some(code_s));

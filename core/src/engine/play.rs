@@ -788,7 +788,8 @@ fn play_tricks(
                 prep.playable = false;
             }
         } else {
-            let expected_order: super::Row<i32> = (0..ni).map(|i| seats.after(lead_seat, i)).collect();
+            let expected_order: super::Row<i32> =
+                (0..ni).map(|i| seats.after(lead_seat, i)).collect();
             let fits =
                 row_seats.len() <= n && row_seats.iter().zip(&expected_order).all(|(a, b)| a == b);
             if !t.short && !t.unreadable && !fits {
