@@ -27,11 +27,11 @@ import datetime as dt
 import errno
 import fcntl
 import hashlib
-import io
 import json
 import os
 import re
 import shutil
+import tempfile
 import threading
 import uuid
 from collections import deque
@@ -48,11 +48,10 @@ pc = lazy("pyarrow.compute")
 pq = lazy("pyarrow.parquet")
 
 from . import _core
-from .engine import GameResult, audit_games, core_rules, resolve_rules
-from .notation import Finding, Game, _not_text, _rules_check, expand_paths, iter_games
+from .engine import core_rules, resolve_rules
+from .notation import Finding, _not_text, _rules_check, expand_paths
 from .rules import RulesError
-from .tables import SCHEMA_VERSION, SCHEMAS, TABLES, Rows, add_finding, add_game, game_key, legacy_game_key, \
-    load_schema_doc
+from .tables import SCHEMA_VERSION, SCHEMAS, TABLES, Rows, add_finding, load_schema_doc
 
 BATCH_HANDS = 5_000  # hands audited together (one engine batch)
 CHUNK_BYTES = 32 << 20  # input bytes per task (one staged batch each; the core's threads share a task)
@@ -338,19 +337,32 @@ class TaskResult:
     cards: int = 0
     unscored: int = 0  # hands with tricks whose score could not be recomputed
     bytes: int = 0
-    results: list[GameResult] = field(default_factory=list)
 
 
-def audit_chunk(chunk: Chunk, override: str = "", jobs: int = 1) -> tuple[list[Finding], int, int, int, int, int]:
-    """Parse and audit one chunk in the core on ``jobs`` threads: (findings, games, hands, cards, unscored, bytes)."""
-    if chunk.start == 0:
-        with open(chunk.path, "rb") as f:
-            binary = _not_text(f.read(_core.SNIFF_BYTES), chunk.path)
-        if binary is not None:
-            return [binary], 0, 0, 0, 0, os.path.getsize(chunk.path)
+def _sniff(chunk: Chunk, source: str) -> Finding | None:
+    """The E109 for a file that is not text (only a chunk that starts the file is sniffed)."""
+    if chunk.start != 0:
+        return None
+    with open(chunk.path, "rb") as f:
+        return _not_text(f.read(_core.SNIFF_BYTES), source)
 
-    return _core.audit_file(chunk.path, chunk.start, chunk.end, chunk.first_line, chunk.first_game, jobs,
-                            _rules_check, _resolver(override))
+
+def audit_chunk(chunk: Chunk, source: str, override: str, jobs: int, out: TaskResult) -> int:
+    """Parse and audit one chunk in the core on ``jobs`` threads; its findings and counts go to ``out``."""
+    binary = _sniff(chunk, source)
+    if binary is not None:
+        out.findings.append((None, binary))
+        return 0
+    found, games, hands, cards, unscored, nbytes = _core.audit_file(
+        chunk.path, chunk.start, chunk.end, chunk.first_line, chunk.first_game, jobs, _rules_check,
+        _resolver(override), source)
+    out.findings.extend((None, f) for f in found)
+    out.game_ids.extend([""] * games)
+    out.hands += hands
+    out.cards += cards
+    out.unscored += unscored
+    out.bytes += nbytes
+    return games
 
 
 def _resolver(override: str):
@@ -383,18 +395,16 @@ def arrow_tables(columns: dict[str, dict[str, tuple]]) -> dict[str, pa.Table]:
     return out
 
 
-def import_chunk(chunk: Chunk, override: str, jobs: int, writer: BatchWriter, now: dt.datetime,
+def import_chunk(chunk: Chunk, source: str, override: str, jobs: int, writer: BatchWriter, now: dt.datetime,
                  out: TaskResult) -> int:
     """Parse, audit and write one chunk's tables in the core on ``jobs`` threads; returns its games."""
-    if chunk.start == 0:
-        with open(chunk.path, "rb") as f:
-            binary = _not_text(f.read(_core.SNIFF_BYTES), chunk.path)
-        if binary is not None:
-            rows = Rows()
-            add_finding(rows, binary, None)
-            writer.write(rows.to_arrow())
-            out.findings.append((None, binary))
-            return 0
+    binary = _sniff(chunk, source)
+    if binary is not None:
+        rows = Rows()
+        add_finding(rows, binary, None)
+        writer.write(rows.to_arrow())
+        out.findings.append((None, binary))
+        return 0
     schema = [(t, [(c, ty) for c, ty, _ in spec["columns"]]) for t, spec in load_schema_doc()["tables"].items()
               if not spec.get("derived")]
     now_us = int(now.timestamp() * 1_000_000)
@@ -426,7 +436,7 @@ def import_chunk(chunk: Chunk, override: str, jobs: int, writer: BatchWriter, no
     try:
         _, ids, legacy, games, hands, cards, unscored, nbytes = _core.import_file(
             chunk.path, chunk.start, chunk.end, chunk.first_line, chunk.first_game, jobs, _rules_check,
-            _resolver(override), schema, now_us, write, BATCH_HANDS)
+            _resolver(override), schema, now_us, write, BATCH_HANDS, source)
     finally:
         queue.put(None)
         thread.join()
@@ -441,105 +451,43 @@ def import_chunk(chunk: Chunk, override: str, jobs: int, writer: BatchWriter, no
     return games
 
 
-def run_task(chunks: list[Chunk], override: str = "", staging: str | None = None,
-             keep_results: bool = False, jobs: int = 1) -> TaskResult:
-    """Parse and audit some chunks; write their tables as one staged batch when ``staging`` is given."""
+@contextmanager
+def _readable(chunk: Chunk) -> Iterator[tuple[Chunk, str]]:
+    """The chunk as a file the core can read, and its name in findings: standard input is copied
+    to a temporary file first (a block at a time)."""
+    if chunk.path != "-":
+        yield chunk, chunk.path
+        return
+    with tempfile.NamedTemporaryFile(prefix="auditor-stdin-", suffix=".pitch") as tmp:
+        with os.fdopen(os.dup(0), "rb") as stdin:
+            shutil.copyfileobj(stdin, tmp, 1 << 20)
+        tmp.flush()
+        yield replace(chunk, path=tmp.name), "<stdin>"
+
+
+def run_task(chunks: list[Chunk], override: str = "", staging: str | None = None, jobs: int = 1) -> TaskResult:
+    """Parse and audit some chunks in the core on ``jobs`` threads; write their tables as one staged
+    batch when ``staging`` is given."""
     now = dt.datetime.now(dt.timezone.utc)
     out = TaskResult(chunks, [], None)
     writer = BatchWriter(Path(staging)) if staging else None
-    fast = writer is None and not keep_results  # auditing only: the core's threads, no rows
-    rows = Rows() if not fast else None
-    pending: list[tuple[Game, list[Finding]]] = []
-    pending_hands = 0
-    seen: set[str] = set()
-
-    def flush() -> None:
-        nonlocal rows, pending, pending_hands
-        for (game, pf), res in zip(pending, audit_games([g for g, _ in pending], override) if pending else []):
-            key = game_key(game)
-            out.game_ids.append(key)
-            if pf:
-                out.legacy_ids[key] = legacy_game_key(game, pf)
-            if writer is not None and key in seen:  # the same game twice: stored once (the coordinator counts it)
-                continue
-            seen.add(key)
-            add_game(rows, res, key, pf, now)
-            out.findings.extend((key, f) for f in (*pf, *res.findings))
-            out.cards += res.cards_played
-            out.unscored += sum(1 for hs in res.hands if hs.status == "unplayable")
-            if keep_results:
-                out.results.append(res)
-        if writer is not None:
-            writer.write(rows.to_arrow())
-        rows = Rows()
-        pending, pending_hands = [], 0
-
-
     try:
         for chunk in chunks:
-            games_here = 0
-            source = chunk.path if chunk.path != "-" else "<stdin>"
-            if writer is not None and not keep_results and chunk.path != "-":
-                # importing: the core parses, audits and fills the tables on its threads; Python writes them
-                try:
-                    games_here = import_chunk(chunk, override, jobs, writer, now, out)
-                except OSError as e:
-                    f = Finding("E100", f"cannot read {chunk.path}: {e.strerror or e}", chunk.path, 0, 0)
-                    add_finding(rows, f, None)
-                    out.findings.append((None, f))
-                    games_here = 0
-                out.games_per_chunk.append(games_here)
-                continue
-            if fast and chunk.path != "-":
-                # auditing only: the core parses and audits on its threads, and hands back findings and counts
-                try:
-                    found, games_here, hands, cards, unscored, nbytes = audit_chunk(chunk, override, jobs)
-                except OSError as e:
-                    f = Finding("E100", f"cannot read {chunk.path}: {e.strerror or e}", chunk.path, 0, 0)
-                    out.findings.append((None, f))
-                    out.games_per_chunk.append(0)
-                    continue
-                out.findings.extend((None, f) for f in found)
-                out.game_ids.extend([""] * games_here)
-                out.hands += hands
-                out.cards += cards
-                out.unscored += unscored
-                out.bytes += nbytes
-                out.games_per_chunk.append(games_here)
-                continue
             try:
-                stream = open(chunk.path, "rb") if chunk.path != "-" else os.fdopen(os.dup(0), "rb")
+                with _readable(chunk) as (readable, source):
+                    if writer is not None:
+                        games = import_chunk(readable, source, override, jobs, writer, now, out)
+                    else:
+                        games = audit_chunk(readable, source, override, jobs, out)
             except OSError as e:
-                f = Finding("E100", f"cannot read {chunk.path}: {e.strerror}", chunk.path, 0, 0)
-                add_finding(rows, f, None)
+                f = Finding("E100", f"cannot read {chunk.path}: {e.strerror or e}", chunk.path, 0, 0)
+                if writer is not None:
+                    rows = Rows()
+                    add_finding(rows, f, None)
+                    writer.write(rows.to_arrow())
                 out.findings.append((None, f))
-                out.games_per_chunk.append(0)
-                continue
-            with stream:
-                if chunk.start:
-                    stream.seek(chunk.start)
-                reader = io.BytesIO(stream.read(chunk.end - chunk.start)) if chunk.end >= 0 else stream
-                for games, found in iter_games(reader, source, chunk.first_line, sniff=chunk.start == 0,
-                                               first_game=chunk.first_game):
-                    by_game: dict[str, list[Finding]] = {}
-                    for f in found:
-                        by_game.setdefault(f.game, []).append(f)
-                    for g in games:
-                        pending.append((g, by_game.pop(g.name, [])))
-                        pending_hands += len(g.hands)
-                        games_here += 1
-                        out.hands += len(g.hands)
-                        if pending_hands >= BATCH_HANDS:
-                            flush()
-                    for rest in by_game.values():  # findings outside any game
-                        for f in rest:
-                            add_finding(rows, f, None)
-                            out.findings.append((None, f))
-                out.bytes += (chunk.end if chunk.end >= 0 else stream.tell()) - chunk.start if chunk.path != "-" \
-                    else 0
-            out.games_per_chunk.append(games_here)
-        if not fast:
-            flush()
+                games = 0
+            out.games_per_chunk.append(games)
         out.batch = writer.close() if writer is not None else None
     except BaseException:
         if writer is not None:
@@ -588,7 +536,6 @@ class ImportStats:
     findings_stored: int = 0
     games_replaced: int = 0
     findings: list[Finding] = field(default_factory=list)
-    results: list[GameResult] = field(default_factory=list)
 
 
 class _Runner:
@@ -637,7 +584,7 @@ class _Runner:
 
 
 def process(paths: Iterable[str], *, override: str = "", out: str | Path | None = None, jobs: int = 1,
-            scheduler=None, keep_results: bool = False,
+            scheduler=None,
             progress: Callable[[int], None] | None = None, summarize: Summarize | None = None) -> ImportStats:
     """Parse and audit ``paths``; with ``out``, add them to that dataset.
 
@@ -650,8 +597,7 @@ def process(paths: Iterable[str], *, override: str = "", out: str | Path | None 
     files, missing = expand_paths(paths)
     stats = ImportStats(files=len(files))
     stats.findings.extend(missing)
-    in_core = scheduler is None and not keep_results
-    if in_core:
+    if scheduler is None:
         # one process: each task parsed, audited (and turned into rows) by the core on `jobs` threads
         tasks = [[Chunk(f)] for f in files] if out is None else plan_tasks(files, CHUNK_BYTES)
 
@@ -661,7 +607,7 @@ def process(paths: Iterable[str], *, override: str = "", out: str | Path | None 
         tasks = plan_tasks(files, CHUNK_BYTES)
         run = _Runner(jobs, scheduler).run
     if out is None:
-        _collect(stats, run(tasks, (override, None, keep_results)), set(), override, None, progress)
+        _collect(stats, run(tasks, (override, None)), set(), override, None, progress)
         return stats
     root = Path(out)
     _check_dataset_path(root)
@@ -673,7 +619,7 @@ def process(paths: Iterable[str], *, override: str = "", out: str | Path | None 
             staging = root / "staging"
             staging.mkdir()
             known = known_game_ids(root)
-            new = _collect(stats, run(tasks, (override, str(staging), keep_results)), known, override,
+            new = _collect(stats, run(tasks, (override, str(staging))), known, override,
                            staging, progress)
             drop: list[str] = []
             if new:
@@ -719,7 +665,6 @@ def _collect(stats: ImportStats, results: Iterator[TaskResult], known: set[str],
         if staging is None:  # auditing only: every copy of a game is reported where it stands
             stats.games_new += len(res.game_ids)
             stats.findings.extend(f for _, f in res.findings)
-            stats.results.extend(res.results)
             done += res.bytes
             if progress is not None:
                 progress(done)
@@ -731,7 +676,6 @@ def _collect(stats: ImportStats, results: Iterator[TaskResult], known: set[str],
         # every finding is reported (a game already in the dataset is still audited); only new games are stored
         stats.findings.extend(f for _, f in res.findings)
         stats.findings_stored += sum(1 for k, _ in res.findings if k is None or k in keep)
-        stats.results.extend(res.results)
         if res.batch is not None and staging is not None:
             batch = res.batch
             if len(keep) != len(set(res.game_ids)):
@@ -756,7 +700,7 @@ def _renumber_if_needed(res: TaskResult, games_before: dict[str, int], override:
     if res.batch is not None and staging is not None:
         shutil.rmtree(staging / res.batch, ignore_errors=True)
     fixed = [replace(c, first_game=games_before.get(c.path, 0)) if c.start else c for c in chunks]
-    res = run_task(fixed, override, str(staging) if staging else None, bool(res.results))
+    res = run_task(fixed, override, str(staging) if staging else None)
     for c, n in zip(fixed, res.games_per_chunk):
         games_before[c.path] = games_before.get(c.path, 0) + n if c.start else n
     return res
@@ -844,14 +788,14 @@ def _check_dataset_path(root: Path) -> None:
                                "or empty folder, or one made by `auditor import`")
 
 
-def import_paths(paths: Iterable[str], out: str | Path, *, override: str = "", keep_results: bool = False,
+def import_paths(paths: Iterable[str], out: str | Path, *, override: str = "",
                  jobs: int = 1, scheduler=None, progress: Callable[[int], None] | None = None,
                  summarize: Summarize | None = None) -> ImportStats:
     """Parse, audit and add ``paths`` to the dataset at ``out``: atomic and idempotent.
 
     ``summarize`` adds the derived tables to each new batch (see :func:`process`).
     """
-    return process(paths, override=override, out=out, jobs=jobs, scheduler=scheduler, keep_results=keep_results,
+    return process(paths, override=override, out=out, jobs=jobs, scheduler=scheduler,
                    progress=progress, summarize=summarize)
 
 

@@ -1008,7 +1008,7 @@ fn shared_check(check: Py<PyAny>) -> impl Fn() -> parser::RulesCheck + Sync {
 /// `jobs` threads, the GIL released. Returns the findings (as `auditor.notation.Finding`)
 /// and the counts: games, hands, cards, unscored hands, bytes.
 #[pyfunction]
-#[pyo3(signature = (path, start, end, first_line, first_game, jobs, rules_check, resolve))]
+#[pyo3(signature = (path, start, end, first_line, first_game, jobs, rules_check, resolve, source=None))]
 #[allow(clippy::too_many_arguments)]
 fn audit_file<'py>(
     py: Python<'py>,
@@ -1020,11 +1020,14 @@ fn audit_file<'py>(
     jobs: usize,
     rules_check: Py<PyAny>,
     resolve: Py<PyAny>,
+    source: Option<String>,
 ) -> PyResult<(Bound<'py, PyList>, u64, u64, u64, u64, u64)> {
     use std::io::{Read, Seek};
     let check = shared_check(rules_check);
     let resolve = resolver(resolve);
     let path_owned = path.to_string();
+    let source = source.unwrap_or_else(|| path.to_string());
+    let source_name = source.clone();
     let summary = py
         .detach(move || -> std::io::Result<crate::audit::Summary> {
             let mut f = std::fs::File::open(&path_owned)?;
@@ -1037,7 +1040,7 @@ fn audit_file<'py>(
             let input = std::io::BufReader::with_capacity(1 << 20, input);
             crate::audit::audit_stream(
                 input,
-                &path_owned,
+                &source_name,
                 first_line,
                 first_game,
                 jobs,
@@ -1049,7 +1052,7 @@ fn audit_file<'py>(
         })
         .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))?;
     let c = classes(py)?;
-    let source = PyString::new(py, path).into_any();
+    let source = PyString::new(py, &source).into_any();
     let out = PyList::empty(py);
     for r in &summary.findings {
         out.append(reported_py(py, c, r, &source)?)?;
@@ -1135,7 +1138,7 @@ fn tables_py<'py>(py: Python<'py>, rows: &crate::tables::Rows) -> PyResult<Bound
 /// table -> column -> Arrow buffers) in input order, the same game twice kept once. Returns
 /// the findings as (game key, Finding), the game keys in order, the legacy keys, and the counts.
 #[pyfunction]
-#[pyo3(signature = (path, start, end, first_line, first_game, jobs, rules_check, resolve, schema, now_us, write, batch_hands))]
+#[pyo3(signature = (path, start, end, first_line, first_game, jobs, rules_check, resolve, schema, now_us, write, batch_hands, source=None))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn import_file<'py>(
     py: Python<'py>,
@@ -1151,6 +1154,7 @@ fn import_file<'py>(
     now_us: i64,
     write: Py<PyAny>,
     batch_hands: usize,
+    source: Option<String>,
 ) -> PyResult<(
     Bound<'py, PyList>,
     Vec<String>,
@@ -1175,7 +1179,7 @@ fn import_file<'py>(
     }
     let spec = std::sync::Arc::new(crate::tables::Spec {
         tables,
-        source: path.to_string(),
+        source: source.clone().unwrap_or_else(|| path.to_string()),
         now_us,
     });
     let check = shared_check(rules_check);
@@ -1208,7 +1212,7 @@ fn import_file<'py>(
             };
             let summary = crate::audit::audit_stream(
                 input,
-                &path_owned,
+                &spec.source,
                 first_line,
                 first_game,
                 jobs,
@@ -1247,7 +1251,7 @@ fn import_file<'py>(
         return Err(e);
     }
     let c = classes(py)?;
-    let source = PyString::new(py, path).into_any();
+    let source = PyString::new(py, &spec.source).into_any();
     let found = PyList::empty(py);
     for r in &summary.findings {
         found.append((r.key.clone(), reported_py(py, c, r, &source)?))?;
