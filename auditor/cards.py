@@ -25,6 +25,7 @@ SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
 RANKS = "23456789TJQKA"
 JOKER_HIGH = 52
 JOKER_LOW = 53
+CARD_COUNT_ALL = 54  # cards numbered 0-53: the 52 and the two jokers
 DECK_52 = (1 << 52) - 1
 DECK_54 = (1 << 54) - 1
 NO_CARD = -1
@@ -156,7 +157,7 @@ def off_jack(trump: int) -> int:
 
 
 def trump_order(trump: int, ten_point: bool = False) -> tuple[int, ...]:
-    """The trumps of ``trump``, highest first.
+    """The trumps of ``trump``, highest first (the core's one definition of trump order).
 
     With the ten-point deck the off-jack and both jokers are trumps, between the
     jack and the ten: A K Q J off-J JKH JKL T 9 ... 2.
@@ -166,10 +167,14 @@ def trump_order(trump: int, ten_point: bool = False) -> tuple[int, ...]:
     >>> len(trump_order(0))
     13
     """
-    plain = [make_card(r, trump) for r in range(12, -1, -1)]
-    if not ten_point:
-        return tuple(plain)
-    return tuple(plain[:4] + [off_jack(trump), JOKER_HIGH, JOKER_LOW] + plain[4:])
+    strengths = _table(trump, bool(ten_point))[1]
+    return tuple(sorted((c for c in range(CARD_COUNT_ALL) if strengths[c] >= 0), key=lambda c: -strengths[c]))
+
+
+@lru_cache(maxsize=None)
+def _table(trump: int, ten_point: bool) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    suits, strengths = _core.trump_table(trump if 0 <= trump <= 3 else -1, ten_point)
+    return tuple(suits), tuple(strengths)
 
 
 def effective_suit(card: int, trump: int, ten_point: bool = False) -> int:
@@ -180,20 +185,7 @@ def effective_suit(card: int, trump: int, ten_point: bool = False) -> int:
     >>> effective_suit(parse_card("JD"), SUITS.index("H"), True), effective_suit(parse_card("JD"), 1)
     (1, 2)
     """
-    return _suits_in_play(trump, bool(ten_point))[card]
-
-
-@lru_cache(maxsize=None)
-def _suits_in_play(trump: int, ten_point: bool) -> tuple[int, ...]:
-    if not ten_point or not 0 <= trump <= 3:
-        return tuple(suit_of(c) for c in range(54))
-    return tuple(trump if c >= JOKER_HIGH or c == off_jack(trump) else suit_of(c) for c in range(54))
-
-
-@lru_cache(maxsize=None)
-def _strengths(trump: int, ten_point: bool) -> tuple[int, ...]:
-    order = trump_order(trump, ten_point) if 0 <= trump <= 3 else ()
-    return tuple(len(order) - 1 - order.index(c) if c in order else -1 for c in range(54))
+    return _table(trump, bool(ten_point))[0][card]
 
 
 def trump_strength(card: int, trump: int, ten_point: bool = False) -> int:
@@ -202,17 +194,13 @@ def trump_strength(card: int, trump: int, ten_point: bool = False) -> int:
     >>> trump_strength(parse_card("AS"), 0), trump_strength(parse_card("JKL"), 0, True), trump_strength(1, 1)
     (12, 9, -1)
     """
-    return _strengths(trump, bool(ten_point))[card]
+    return _table(trump, bool(ten_point))[1][card]
 
 
+@lru_cache(maxsize=None)
 def effective_suit_mask(suit: int, trump: int, ten_point: bool = False) -> int:
     """The cards that count as ``suit`` in play (with the ten-point deck, trump gains the off-jack and jokers)."""
     if suit < 0 or suit > 3:
         return 0
-    if not ten_point or trump < 0:
-        return SUIT_MASKS[suit]
-    if suit == trump:
-        return mask_of(trump_order(trump, True))
-    if suit == SAME_COLOUR[trump]:
-        return SUIT_MASKS[suit] & ~(1 << off_jack(trump))
-    return SUIT_MASKS[suit]
+    suits = _table(trump, bool(ten_point))[0]
+    return mask_of(c for c in range(CARD_COUNT_ALL) if suits[c] == suit)

@@ -1302,6 +1302,18 @@ fn catalog() -> Vec<(
         .collect()
 }
 
+/// How every card plays under `trump` (-1: not known) and a deck: its suit in play (4: a
+/// joker while no trump) and its strength among the trumps (-1: no trump), indexed by card.
+#[pyfunction]
+#[pyo3(signature = (trump, ten_point=false))]
+fn trump_table(trump: i32, ten_point: bool) -> (Vec<i32>, Vec<i32>) {
+    let t = crate::cards::TrumpTable::get(trump, ten_point);
+    (0..54u8)
+        .filter_map(Card::new)
+        .map(|c| (t.suit(c), t.strength(c)))
+        .unzip()
+}
+
 /// The position in play order of the card that takes a trick.
 #[pyfunction]
 #[pyo3(signature = (cards, trump, ten_point=false))]
@@ -1536,6 +1548,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(import_file, m)?)?;
     m.add_function(wrap_pyfunction!(split_file, m)?)?;
     m.add_function(wrap_pyfunction!(catalog, m)?)?;
+    m.add_function(wrap_pyfunction!(trump_table, m)?)?;
     m.add_function(wrap_pyfunction!(legal_cards, m)?)?;
     m.add_function(wrap_pyfunction!(parse_card, m)?)?;
     m.add_function(wrap_pyfunction!(file_label, m)?)?;
