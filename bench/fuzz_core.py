@@ -8,7 +8,9 @@ inputs seeded from sample_logs/ and tests/: byte flips, truncations, shuffled an
 lines, huge numbers and lines, random UTF-8.  It prints the inputs run, the panics caught
 (each saved under core/target/fuzz-panics/), the inputs whose canonical text is not stable,
 and the slowest input.  Part 2 feeds mutated inputs through `auditor.notation` (parse_stream,
-write_games, format_bytes) and counts any exception that escapes: a user's bytes must never
+write_games, format_bytes), the engine (`audit_games`) and the core's whole-file audit
+(`auditor.dataset.process`), and counts any exception that escapes (a panic in the core
+comes through as one): a user's bytes must never
 give a traceback.  Not part of the test run.
 """
 
@@ -60,6 +62,10 @@ def mutated(rng: random.Random, seeds: list[bytes]) -> bytes:
 
 
 def python(inputs: int, seed: int) -> int:
+    import tempfile
+
+    from auditor.dataset import process
+    from auditor.engine import audit_games
     from auditor.notation import format_bytes, parse_stream, write_games
 
     seeds = [f.read_bytes() for d in CORPUS for f in sorted(d.rglob("*.pitch"))]
@@ -74,6 +80,11 @@ def python(inputs: int, seed: int) -> int:
             games, _ = parse_stream(io.BytesIO(data), "fuzz.pitch")
             write_games(games)
             format_bytes(data, "fuzz.pitch")
+            audit_games(games)  # the engine over records
+            with tempfile.NamedTemporaryFile(suffix=".pitch") as f:  # and over a whole file, on threads
+                f.write(data)
+                f.flush()
+                process([f.name], jobs=2)
         except Exception as e:  # noqa: BLE001 - counting what escapes is the point
             escaped += 1
             if escaped <= 5:
