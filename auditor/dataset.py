@@ -31,6 +31,7 @@ import json
 import os
 import re
 import shutil
+import sys
 import tempfile
 import threading
 import uuid
@@ -459,8 +460,12 @@ def _readable(chunk: Chunk) -> Iterator[tuple[Chunk, str]]:
         yield chunk, chunk.path
         return
     with tempfile.NamedTemporaryFile(prefix="auditor-stdin-", suffix=".pitch") as tmp:
-        with os.fdopen(os.dup(0), "rb") as stdin:
+        stdin = getattr(sys.stdin, "buffer", None)
+        if stdin is not None:
             shutil.copyfileobj(stdin, tmp, 1 << 20)
+        else:  # no Python stream (a daemon): the descriptor itself
+            with os.fdopen(os.dup(0), "rb") as raw:
+                shutil.copyfileobj(raw, tmp, 1 << 20)
         tmp.flush()
         yield replace(chunk, path=tmp.name), "<stdin>"
 

@@ -148,3 +148,13 @@ def test_audit_summary_says_when_a_hand_could_not_be_recomputed(tmp_path):
     assert "1 hand could not be recomputed: scores not checked" in " ".join(r.stderr.split())
     r = invoke("audit", tmp_path / ".." / p.parent.name / "typo.pitch", "--select", "S6")
     assert r.exit_code == 0 and "1 hand could not be recomputed" in " ".join(r.stderr.split())
+
+
+def test_audit_reads_standard_input_like_a_file():
+    text = (SAMPLE_LOGS / "auction.pitch").read_text(encoding="utf-8")
+    piped = runner.invoke(app, ["audit", "-", "--format", "jsonl"], input=text)
+    direct = invoke("audit", SAMPLE_LOGS / "auction.pitch", "--format", "jsonl")
+    assert piped.exit_code == direct.exit_code == 1
+    strip = lambda out: [(d["code"], d["line"], d["column"], d["message"]) for d in map(json.loads, out.splitlines())]  # noqa: E731
+    assert strip(piped.stdout) == strip(direct.stdout) and strip(piped.stdout)
+    assert all(json.loads(ln)["file"] == "<stdin>" for ln in piped.stdout.splitlines())
