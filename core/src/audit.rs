@@ -140,18 +140,7 @@ fn audit_piece<S: Sink>(
             p.finish();
         }
         for f in p.take_findings() {
-            let ef = Finding {
-                code: f.code,
-                message: f.message,
-                line: f.line,
-                column: f.column,
-                hand: f.hand,
-                trick: None,
-                subject: None,
-                expected: f.expected,
-                recorded: f.recorded,
-            };
-            by_game.entry(f.game).or_default().push(ef);
+            by_game.entry(f.game.clone()).or_default().push(f);
         }
         for g in p.take_games() {
             games += 1;

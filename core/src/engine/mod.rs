@@ -23,55 +23,8 @@ use crate::notation::parser::parse_teams;
 use crate::notation::{Code, Game, Name};
 use crate::rules::RuleSet;
 
-/// One verdict of the engine.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Finding {
-    pub code: Code,
-    pub message: String,
-    pub line: u32,
-    pub column: u32,
-    pub hand: Option<u32>,
-    pub trick: Option<u32>,
-    pub subject: Option<String>,
-    pub expected: Option<String>,
-    pub recorded: Option<String>,
-}
-
-impl Finding {
-    /// A finding with no hand, trick, subject or comparison yet.
-    pub fn new(code: Code, message: String, line: u32, column: u32) -> Finding {
-        Finding {
-            code,
-            message,
-            line,
-            column,
-            hand: None,
-            trick: None,
-            subject: None,
-            expected: None,
-            recorded: None,
-        }
-    }
-
-    /// This finding about `subject`.
-    pub fn about(mut self, subject: impl Into<String>) -> Finding {
-        self.subject = Some(subject.into());
-        self
-    }
-
-    /// This finding with what was expected and what the record shows.
-    pub fn compare(mut self, expected: impl Into<String>, recorded: impl Into<String>) -> Finding {
-        self.expected = Some(expected.into());
-        self.recorded = Some(recorded.into());
-        self
-    }
-
-    /// This finding in trick `trick`.
-    pub fn in_trick(mut self, trick: u32) -> Finding {
-        self.trick = Some(trick);
-        self
-    }
-}
+/// One verdict of the engine: the notation's finding, with the trick and the player it is about.
+pub use crate::notation::Finding;
 
 /// Seat numbers and sides (players, or teams in a partnership game) of one game.
 #[derive(Clone, Debug)]

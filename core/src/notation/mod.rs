@@ -500,8 +500,49 @@ pub struct Finding {
     pub game: String,
     /// The hand being read, if any.
     pub hand: Option<u32>,
+    /// The trick it is about, if any.
+    pub trick: Option<u32>,
+    /// The player or team it is about, if any.
+    pub subject: Option<String>,
     /// The expected value, where the finding compares two.
     pub expected: Option<String>,
     /// The recorded value, where the finding compares two.
     pub recorded: Option<String>,
+}
+
+impl Finding {
+    /// A finding with no game, hand, trick, subject or comparison yet.
+    pub fn new(code: Code, message: String, line: u32, column: u32) -> Finding {
+        Finding {
+            code,
+            message,
+            line,
+            column,
+            game: String::new(),
+            hand: None,
+            trick: None,
+            subject: None,
+            expected: None,
+            recorded: None,
+        }
+    }
+
+    /// This finding about `subject`.
+    pub fn about(mut self, subject: impl Into<String>) -> Finding {
+        self.subject = Some(subject.into());
+        self
+    }
+
+    /// This finding with what was expected and what the record shows.
+    pub fn compare(mut self, expected: impl Into<String>, recorded: impl Into<String>) -> Finding {
+        self.expected = Some(expected.into());
+        self.recorded = Some(recorded.into());
+        self
+    }
+
+    /// This finding in trick `trick`.
+    pub fn in_trick(mut self, trick: u32) -> Finding {
+        self.trick = Some(trick);
+        self
+    }
 }

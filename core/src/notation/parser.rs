@@ -524,6 +524,8 @@ impl Parser {
             column,
             game: String::new(),
             hand,
+            trick: None,
+            subject: None,
             expected,
             recorded,
         };
