@@ -38,6 +38,21 @@ impl Dealt {
     }
 }
 
+/// D203: a card outside the deck (a joker, where the deck has 52 cards).
+pub fn not_in_deck(c: Card, rules: &RuleSet, line: u32, column: u32) -> Finding {
+    Finding::new(
+        Code::D203,
+        format!(
+            "{} is not in the {}-card deck of {}",
+            c.name(),
+            rules.deck_size(),
+            rules.preset
+        ),
+        line,
+        column,
+    )
+}
+
 fn who_name(seats: &Seats, who: i32) -> String {
     if who == WIDOW {
         "the widow".into()
@@ -69,15 +84,7 @@ pub fn check_deal(
     let take = |prep: &mut Prepared, seen: &mut Dealt, c: Card, who: i32, line: u32, col: u32| {
         let name = || who_name(seats, who);
         if !c.in_deck(rules.ten_point) {
-            prep.push(
-                Finding::new(
-                    Code::D203,
-                    format!("{} is not in the {deck} deck of {}", c.name(), rules.preset),
-                    line,
-                    col,
-                )
-                .about(name()),
-            );
+            prep.push(not_in_deck(c, rules, line, col).about(name()));
             seen.set(c, who); // reported once, here
         } else if seen.get(c) != NOBODY {
             prep.push(
@@ -295,19 +302,7 @@ pub fn exchange(
                 }
                 ExchangeKind::Draw => {
                     if !c.in_deck(rules.ten_point) {
-                        prep.push(
-                            Finding::new(
-                                Code::D203,
-                                format!(
-                                    "{} is not in the 52-card deck of {}",
-                                    c.name(),
-                                    rules.preset
-                                ),
-                                x.meta.line,
-                                col,
-                            )
-                            .about(who),
-                        );
+                        prep.push(not_in_deck(c, rules, x.meta.line, col).about(who));
                     } else if dealt_to.get(c) != NOBODY && dealt_to.get(c) != WIDOW {
                         prep.push(
                             Finding::new(

@@ -840,18 +840,9 @@ fn play_tricks(
             if !c.in_deck(tp) {
                 if !dealt.reported_outside_deck(c) {
                     prep.push(
-                        Finding::new(
-                            Code::D203,
-                            format!(
-                                "{} is not in the 52-card deck of {}",
-                                c.name(),
-                                rules.preset
-                            ),
-                            t.meta.line,
-                            p.column,
-                        )
-                        .in_trick(t.number)
-                        .about(name(s)),
+                        super::exchange::not_in_deck(c, rules, t.meta.line, p.column)
+                            .in_trick(t.number)
+                            .about(name(s)),
                     );
                     this_dup = true;
                 }
