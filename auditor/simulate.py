@@ -180,6 +180,9 @@ def _play_hand(rules: Rules, names: list[str], number: int, dealer: int, rng: ra
     trump = _best_suit(hands[pitcher], rules)[1]
     if exchanging:
         exchanges = _exchange(rules, hands, stock, trump, dealer, pitcher, names)
+        if not rules.trumps_only and any(len(x) < rules.hand_size for x in hands):
+            # the stock ran dry before every hand was refilled: a deal the bots cannot play out; deal anew
+            return _play_hand(rules, names, number, dealer, rng, short)
         h = replace(h, trump=TrumpLine(trump), exchanges=tuple(exchanges))
         short = short and not rules.trumps_only  # drop-outs are written in the long form
     held = [list(x) for x in hands]
