@@ -257,6 +257,16 @@ def chunks(corpus: Corpus, commit: str, faults: tuple[str, ...], seed: int, chun
            log) -> Iterator[tuple[Path, dict]]:
     """Generate what is missing of the corpus, chunk by chunk; yields (path, chunk record)."""
     where, params = corpus_dir(corpus, commit, faults, seed, chunk_hands)
+    if os.environ.get("DIFF_FROM_CACHE"):
+        # --from-cache: the biggest corpus already generated for these parameters, whatever version of
+        # simulate.py (or engine) wrote it: only the comparison runs again
+        same = [d for d in CACHE.glob(where.name.rsplit("-", 1)[0] + "-*") if (d / "manifest.json").exists()
+                and {k: v for k, v in json.loads((d / "manifest.json").read_text())["params"].items()
+                     if k not in ("simulate_sha1", "writer")} == {k: v for k, v in params.items()
+                                                                  if k not in ("simulate_sha1", "writer")}]
+        if same:
+            where = max(same, key=lambda d: sum(c["hands"] for c in json.loads((d / "manifest.json").read_text())
+                                                ["chunks"]))
     where.mkdir(parents=True, exist_ok=True)
     manifest_path = where / "manifest.json"
     manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {"params": params, "chunks": []}
@@ -541,6 +551,9 @@ def main(argv: list[str] | None = None) -> int:
                                  epilog="See the module docstring (python -m pydoc bench/differential.py) for "
                                         "the cache and how exclusions work.")
     ap.add_argument("--ref", default="171b4de", help="git revision of the reference auditor/engine.py")
+    ap.add_argument("--from-cache", action="store_true",
+                    help="compare on the biggest corpora already generated for these parameters, whatever "
+                         "version of simulate.py wrote them (no generation when they are big enough)")
     ap.add_argument("--generate-with", choices=("new", "reference"), default="new",
                     help="the engine simulate writes the score sheets with (new: fast; either way both engines "
                          "audit the same text, so a disagreement shows)")
@@ -561,6 +574,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
     args = ap.parse_args(argv)
     os.environ["DIFF_GENERATE_WITH"] = args.generate_with  # read by the workers too
+    if args.from_cache:
+        os.environ["DIFF_FROM_CACHE"] = "1"
 
     corpora = [c for c in CORPORA if not args.only or any(fnmatch.fnmatchcase(c.name, p) for p in args.only)]
     if args.list:
