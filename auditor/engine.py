@@ -64,6 +64,11 @@ def legal_cards(rules: Rules, trump: int, held: int, trick: int, lead: int | Non
     return _core.legal_cards(core_rules(rules), trump, held, trick, lead, led)
 
 
+def speaking_order(rules: Rules, players: int, dealer: int) -> list[int]:
+    """The seats in the order they bid (the core's one definition of the auction order)."""
+    return _core.speaking_order(core_rules(rules), players, dealer)
+
+
 @dataclass
 class PreparedHand:
     """Who played what in one hand, as the engine replayed it (cards as small integers)."""

@@ -30,7 +30,7 @@ from rich.text import Text
 
 from .cards import CARD_COUNT, CARD_NAMES, JOKER_HIGH, SUIT_NAMES, SUIT_SYMBOLS, SUITS, cards_of, \
     effective_suit, effective_suit_mask, make_card, sort_for_display, suit_of
-from .engine import GameResult, HandScore, trick_winner_pos
+from .engine import GameResult, HandScore, legal_cards, trick_winner_pos
 from .findings import severity_of, sort_key
 from .notation import Finding, Game, Hand
 from .render import MIN_WIDTH
@@ -344,9 +344,14 @@ def revoke_help(view: HandView, trick: TrickView, play: PlayView, layout: Layout
     ``None`` when the player held none (then the card was no revoke by the record's own deal).
     """
     led, trump, tp = trick.led, view.trump, view.rules.ten_point
-    held = trick.before.get(play.player, 0) & ~(1 << play.card)
-    trumps = held & effective_suit_mask(trump, trump, tp) if trump is not None else 0
-    follow = held & effective_suit_mask(led, -1 if trump is None else trump, tp)
+    before = trick.before.get(play.player, 0)
+    # the cards the engine would have taken: the core's one definition of the follow rule
+    first = view.tricks[0].plays[0].card if view.tricks and view.tricks[0].plays else None
+    led_card = trick.plays[0].card if trick.plays and trick.plays[0] is not play else None
+    allowed = legal_cards(view.rules, -1 if trump is None else trump, before, trick.number - 1, first, led_card)
+    allowed &= ~(1 << play.card)
+    trumps = allowed & effective_suit_mask(trump, trump, tp) if trump is not None else 0
+    follow = allowed & effective_suit_mask(led, -1 if trump is None else trump, tp)
     if view.rules.trumps_only or not follow:
         if not trumps:
             return None

@@ -18,7 +18,7 @@ import random
 from dataclasses import replace
 
 from .cards import SUITS, effective_suit, mask_of, rank_of, suit_of, trump_strength
-from .engine import PITCH_VALUE, audit_games, legal_cards, resolve_rules, trick_winner_pos
+from .engine import PITCH_VALUE, audit_games, legal_cards, resolve_rules, speaking_order, trick_winner_pos
 from .notation import (Bid, Bids, Deal, Exchange, Finding, Game, Hand, Holding, Named, Play, ScoreEntry, ScoreLine,
                        Tag, Trick, TrumpLine, Widow, parse_text, write_games)
 from .rules import Rules
@@ -79,8 +79,7 @@ def _choose(hand: list[int], trick: list[int], trump: int, rules: Rules, rng: ra
 def _auction(rules: Rules, hands: list[list[int]], dealer: int, n: int):
     """Bid words in speaking order; returns (bids, pitcher or None when thrown in)."""
     eldest = (dealer + 1) % n
-    order = [(eldest + 1 + i) % n for i in range(n - 1)] if rules.auction == "sell" else \
-        [(dealer + 1 + i) % n for i in range(n)]
+    order = speaking_order(rules, n, dealer)
     high, high_seat, bids = 0, -1, []
     pitched: tuple[int, int] | None = None  # pitching: (seat, suit) of a pitch only the dealer may take over
     for seat in order:

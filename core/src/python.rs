@@ -1314,6 +1314,12 @@ fn trump_table(trump: i32, ten_point: bool) -> (Vec<i32>, Vec<i32>) {
         .unzip()
 }
 
+/// The seats in the order they speak in the auction, for `seats` players and `dealer`.
+#[pyfunction]
+fn speaking_order(rules: &PyRules, seats: usize, dealer: i32) -> Vec<i32> {
+    engine::auction::speaking_order(&rules.inner, seats, dealer)
+}
+
 /// The position in play order of the card that takes a trick.
 #[pyfunction]
 #[pyo3(signature = (cards, trump, ten_point=false))]
@@ -1549,6 +1555,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(split_file, m)?)?;
     m.add_function(wrap_pyfunction!(catalog, m)?)?;
     m.add_function(wrap_pyfunction!(trump_table, m)?)?;
+    m.add_function(wrap_pyfunction!(speaking_order, m)?)?;
     m.add_function(wrap_pyfunction!(legal_cards, m)?)?;
     m.add_function(wrap_pyfunction!(parse_card, m)?)?;
     m.add_function(wrap_pyfunction!(file_label, m)?)?;

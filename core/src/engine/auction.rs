@@ -7,20 +7,19 @@ use crate::rules::{AllPass, Auction, PITCH_VALUE, RuleSet, Smudge, bid_number};
 
 /// The order the players speak in: clockwise from the dealer's left, dealer last; or, in a
 /// selling auction, from the eldest hand's left round to the dealer (the eldest hand speaks last).
-pub fn speaking_order(rules: &RuleSet, seats: &Seats, dealer: i32) -> Vec<i32> {
+pub fn speaking_order(rules: &RuleSet, seats: usize, dealer: i32) -> Vec<i32> {
+    let n = seats as i32;
+    let after = |k: i32| {
+        if n == 0 {
+            0
+        } else {
+            (dealer + k).rem_euclid(n)
+        }
+    };
     match rules.auction {
-        Auction::Sell => (0..seats.n as i32 - 1)
-            .map(|i| seats.after(dealer, 2 + i))
-            .collect(),
-        Auction::OnceRound => (0..seats.n as i32)
-            .map(|i| seats.after(dealer, 1 + i))
-            .collect(),
+        Auction::Sell => (0..n - 1).map(|i| after(2 + i)).collect(),
+        Auction::OnceRound => (0..n).map(|i| after(1 + i)).collect(),
     }
-}
-
-/// The seat expected to speak first for `dealer`.
-pub fn first_speaker(rules: &RuleSet, seats: &Seats, dealer: i32) -> i32 {
-    seats.after(dealer, if rules.auction == Auction::Sell { 2 } else { 1 })
 }
 
 /// Check the auction; set pitcher, contract, high bid and sale on `prep`.
@@ -55,7 +54,7 @@ pub fn auction(
     let player = |b: &Bid| game.name_of(b.player);
     let eldest = seats.after(dealer, 1);
     let sell = rules.auction == Auction::Sell;
-    let order = speaking_order(rules, seats, dealer);
+    let order = speaking_order(rules, seats.n, dealer);
     let mut bids: Vec<&Bid> = h
         .bids
         .as_ref()
