@@ -27,7 +27,7 @@ from .cards import CARD_NAMES, SUITS, cards_of
 from .notation import Finding, Game
 from .rules import Rules, RulesError, parse_rules, with_overrides
 
-PITCH_VALUE = 4  # pitching=on: a pitch in place of a bid is worth four
+PITCH_VALUE: int = _core.PITCH_VALUE  # pitching=on: a pitch in place of a bid is worth four (the core's)
 
 
 @lru_cache(maxsize=256)

@@ -10,8 +10,8 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
 use crate::engine::{self, Finding, GameResult, Status};
+use crate::notation::Game;
 use crate::notation::parser::{Parser, RulesCheck, game_name};
-use crate::notation::{Code, Game};
 use crate::rules::RuleSet;
 
 /// How big a piece of input a worker takes at once.
@@ -80,26 +80,21 @@ struct PieceOut<S> {
     buffer: Vec<u8>,
 }
 
-/// Where to cut `data` so that each piece starts at a game's first tag line: before a tag
-/// line that follows a `hand N` line (the parser opens a new game there, whatever else).
-/// Returns the cut offsets (each a line start) and the line count up to the last cut.
-fn cut_points(data: &[u8], target: usize) -> (Vec<usize>, u32) {
-    let mut cuts = Vec::new();
-    let mut lines_before_cut = 0u32;
-    let mut lines = 0u32;
-    let mut start = 0usize;
-    let mut piece_start = 0usize;
+/// Where to cut `data` so that the piece before starts and ends at game boundaries: the last
+/// tag line that follows a `hand N` line (the parser opens a new game there, whatever else),
+/// with the number of lines before it; `(0, 0)` when there is none yet.
+fn last_cut(data: &[u8]) -> (usize, u32) {
+    let (mut cut, mut lines_before_cut) = (0usize, 0u32);
+    let (mut lines, mut start) = (0u32, 0usize);
     let mut after_hand = false;
     while start < data.len() {
         let end = memchr::memchr(b'\n', data.get(start..).unwrap_or(&[]))
             .map_or(data.len(), |i| start + i + 1);
-        let line = data.get(start..end).unwrap_or(&[]);
-        let body = line.trim_ascii_start();
+        let body = data.get(start..end).unwrap_or(&[]).trim_ascii_start();
         if body.first() == Some(&b'[') {
-            if after_hand && start - piece_start >= target {
-                cuts.push(start);
+            if after_hand {
+                cut = start;
                 lines_before_cut = lines;
-                piece_start = start;
             }
             after_hand = false;
         } else if let Some(rest) = body.strip_prefix(b"hand") {
@@ -112,7 +107,7 @@ fn cut_points(data: &[u8], target: usize) -> (Vec<usize>, u32) {
         lines += 1;
         start = end;
     }
-    (cuts, lines_before_cut)
+    (cut, lines_before_cut)
 }
 
 fn audit_piece<S: Sink>(
@@ -306,8 +301,7 @@ pub fn audit_stream<R: Read, S: Sink + 'static>(
             let (cut, lines) = if eof {
                 (block.len(), 0)
             } else {
-                let (cuts, lines) = cut_points(&block, PIECE_BYTES / 2);
-                (cuts.last().copied().unwrap_or(0), lines)
+                last_cut(&block)
             };
             carry.extend_from_slice(block.get(cut..).unwrap_or(&[]));
             block.truncate(cut);
@@ -353,9 +347,4 @@ impl Sink for NoRows {
         _: Option<&GameResult>,
     ) {
     }
-}
-
-/// A finding for a stream that could not be read.
-pub fn unreadable(message: String) -> Finding {
-    Finding::new(Code::E100, message, 0, 0)
 }

@@ -1567,6 +1567,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scan_file, m)?)?;
     m.add_function(wrap_pyfunction!(count_lines, m)?)?;
     m.add("SNIFF_BYTES", parser::SNIFF_BYTES)?;
+    m.add("PITCH_VALUE", crate::rules::PITCH_VALUE)?;
     m.add("NOTATION_VERSION", crate::notation::NOTATION_VERSION)?;
     m.add("MAX_HAND", crate::notation::MAX_HAND)?;
     m.add("MAX_TRICK", crate::notation::MAX_TRICK)?;

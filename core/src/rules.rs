@@ -151,8 +151,12 @@ impl RuleSet {
         if self.ten_point { 54 } else { 52 }
     }
 
-    /// The number a bid word stands for; `None` for a word that is no bid.
+    /// The number a bid word stands for (a pitch is worth four where there is pitching);
+    /// `None` for a word that is no bid.
     pub fn bid_value(&self, word: &str) -> Option<i32> {
+        if self.pitching && word.split(' ').next() == Some("pitch") {
+            return Some(PITCH_VALUE);
+        }
         let w = word.to_lowercase();
         if self.top_bid_words.contains(&w) {
             return Some(self.top_bid);

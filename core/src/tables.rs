@@ -9,7 +9,7 @@ use crate::cards::{CARD_NAMES, Card, TrumpTable, suit_letter};
 use crate::columns::{Col, Kind, Table};
 use crate::engine::{Finding, GameResult, Seats, Status};
 use crate::notation::{Game, writer};
-use crate::rules::{PITCH_VALUE, RuleSet, Smudge};
+use crate::rules::{RuleSet, Smudge};
 
 /// What every piece's tables are built from: the schema, and what Python knows of each code.
 #[derive(Debug)]
@@ -389,14 +389,6 @@ fn legacy_key(g: &Game, found: &[Finding]) -> String {
     out.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn bid_value(rules: Option<&RuleSet>, word: &str) -> Option<i64> {
-    let r = rules?;
-    if r.pitching && word.split(' ').next() == Some("pitch") {
-        return Some(i64::from(PITCH_VALUE));
-    }
-    r.bid_value(word).map(i64::from)
-}
-
 fn card(c: Card) -> &'static str {
     CARD_NAMES
         .get(usize::from(c.index()))
@@ -638,7 +630,7 @@ impl Sink for Rows {
                         t.int(pos, Some(i as i64 + 1));
                         t.str(player, Some(g.name_of(b.player)));
                         t.str(word, Some(w));
-                        t.int(value, bid_value(rules, w));
+                        t.int(value, rules.and_then(|r| r.bid_value(w)).map(i64::from));
                         t.int(line, Some(i64::from(bl.meta.line)));
                         t.int(column, Some(i64::from(b.column)));
                         t.end_row();

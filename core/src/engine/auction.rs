@@ -205,11 +205,7 @@ pub fn auction(
         if is_pitch {
             prep.pitchers.push(seat);
         }
-        let value = if is_pitch {
-            Some(PITCH_VALUE)
-        } else {
-            rules.bid_value(w)
-        };
+        let value = rules.bid_value(w); // pitching is on here: a pitch is worth four
         if is_pitch && w.len() > 6 {
             let suit = "SHDC"
                 .find(w.chars().last().unwrap_or('?'))

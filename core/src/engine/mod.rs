@@ -248,27 +248,10 @@ impl Prepared {
         }
     }
 
-    /// The cards `seat` held as trick `trick` (0-based) began: still to play, or dealt and not yet played.
+    /// The cards `seat` held as trick `trick` (0-based) began: still to play, or dealt and not yet
+    /// played (for one question; [`Prepared::holdings`] answers every seat and trick at once).
     pub fn held_before(&self, seat: i32, trick: usize) -> CardMask {
-        let mut before = 0;
-        let mut after = 0;
-        for (t, (cs, ss)) in self.cards.iter().zip(&self.seats).enumerate() {
-            for (c, s) in cs.iter().zip(ss) {
-                if *s == seat {
-                    if t < trick {
-                        before |= c.bit()
-                    } else {
-                        after |= c.bit()
-                    }
-                }
-            }
-        }
-        let dealt = usize::try_from(seat)
-            .ok()
-            .and_then(|s| self.dealt.get(s))
-            .copied()
-            .unwrap_or(0);
-        after | (dealt & !before)
+        self.holdings(self.dealt.len()).held(seat, trick)
     }
 
     fn push(&mut self, f: Finding) {

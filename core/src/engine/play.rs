@@ -471,7 +471,7 @@ fn play_tricks(
     dealt: &Dealt,
     tricks: &[&crate::notation::Trick],
     trump_mask: CardMask,
-    mut p404: bool,
+    p404: bool,
 ) {
     let n = seats.n;
     let ni = n as i32;
@@ -1013,9 +1013,7 @@ fn play_tricks(
             .in_trick(1)
             .compare(suit_letter(pitched_suit), suit_letter(prep.trump)),
         );
-        p404 = true;
     }
-    let _ = p404;
     let lead = prep.cards.first().and_then(|cs| cs.first()).copied();
     if rules.first_trick_trump == FirstTrickTrump::Free
         && lead.is_some_and(|c| table.suit(c) != table.trump)

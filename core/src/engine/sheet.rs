@@ -4,7 +4,7 @@
 use super::contract::score_hand;
 use super::play::FollowRule;
 use super::{Finding, GameResult, HandScore, Prepared, Seats, settlement};
-use crate::cards::{Card, TrumpTable, off_jack, suit_name};
+use crate::cards::{TrumpTable, off_jack, suit_name};
 use crate::notation::{Code, Game, Hand, ScoreLine};
 use crate::rules::{Follow, GoingOut, RuleSet, Smudge};
 
@@ -659,5 +659,4 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
         _ => {}
     }
     settlement::settle(game, rules, res);
-    let _ = Card::name;
 }
