@@ -114,13 +114,15 @@ def cards_of(mask: int) -> list[int]:
     return out
 
 
-def sort_for_display(cards: Iterable[int], trump: int | None = None, ten_point: bool = False) -> list[int]:
+def sort_for_display(cards: Iterable[int], trump: int | None = None, deck_kind: str = "plain") -> list[int]:
     """Cards grouped by suit (trumps first once known, in trump order), highest rank first.
 
-    >>> " ".join(card_name(c) for c in sort_for_display([parse_card(t) for t in "2H JD JKL AC AH".split()], 1, True))
+    >>> " ".join(card_name(c) for c in sort_for_display([parse_card(t) for t in "2H JD JKL AC AH".split()], 1, "jokers"))
     'AH JD JKL 2H AC'
+    >>> " ".join(card_name(c) for c in sort_for_display([parse_card(t) for t in "2H JD AC AH".split()], 1, "jick"))
+    'AH JD 2H AC'
     """
-    order = trump_order(trump, ten_point) if trump is not None and trump >= 0 else ()
+    order = trump_order(trump, deck_kind) if trump is not None and trump >= 0 else ()
 
     def key(c: int) -> tuple[int, int]:
         if c in order:
@@ -130,9 +132,9 @@ def sort_for_display(cards: Iterable[int], trump: int | None = None, ten_point: 
     return sorted(cards, key=key)
 
 
-def hand_names(mask: int, trump: int | None = None, ten_point: bool = False) -> str:
+def hand_names(mask: int, trump: int | None = None, deck_kind: str = "plain") -> str:
     """The cards of ``mask`` as tokens, by suit, highest first."""
-    return " ".join(CARD_NAMES[c] for c in sort_for_display(cards_of(mask), trump, ten_point))
+    return " ".join(CARD_NAMES[c] for c in sort_for_display(cards_of(mask), trump, deck_kind))
 
 
 def suit_name(suit: int) -> str:
@@ -156,51 +158,54 @@ def off_jack(trump: int) -> int:
     return make_card(JACK_RANK, SAME_COLOUR[trump])
 
 
-def trump_order(trump: int, ten_point: bool = False) -> tuple[int, ...]:
+def trump_order(trump: int, deck_kind: str = "plain") -> tuple[int, ...]:
     """The trumps of ``trump``, highest first (the core's one definition of trump order).
 
     With the ten-point deck the off-jack and both jokers are trumps, between the
-    jack and the ten: A K Q J off-J JKH JKL T 9 ... 2.
+    jack and the ten: A K Q J off-J JKH JKL T 9 ... 2; with the jick (``jick=on``,
+    52 cards) only the jick: A K Q J jick T 9 ... 2.
 
-    >>> " ".join(card_name(c) for c in trump_order(SUITS.index("S"), ten_point=True))
+    >>> " ".join(card_name(c) for c in trump_order(SUITS.index("S"), deck_kind="jokers"))
     'AS KS QS JS JC JKH JKL TS 9S 8S 7S 6S 5S 4S 3S 2S'
+    >>> " ".join(card_name(c) for c in trump_order(SUITS.index("D"), deck_kind="jick"))
+    'AD KD QD JD JH TD 9D 8D 7D 6D 5D 4D 3D 2D'
     >>> len(trump_order(0))
     13
     """
-    strengths = _table(trump, bool(ten_point))[1]
+    strengths = _table(trump, deck_kind)[1]
     return tuple(sorted((c for c in range(CARD_COUNT_ALL) if strengths[c] >= 0), key=lambda c: -strengths[c]))
 
 
 @lru_cache(maxsize=None)
-def _table(trump: int, ten_point: bool) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    suits, strengths = _core.trump_table(trump if 0 <= trump <= 3 else -1, ten_point)
+def _table(trump: int, deck_kind: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    suits, strengths = _core.trump_table(trump if 0 <= trump <= 3 else -1, deck_kind)
     return tuple(suits), tuple(strengths)
 
 
-def effective_suit(card: int, trump: int, ten_point: bool = False) -> int:
-    """The suit a card belongs to in play: the off-jack and jokers of the ten-point deck are trumps.
+def effective_suit(card: int, trump: int, deck_kind: str = "plain") -> int:
+    """The suit a card belongs to in play: the off-jack and jokers of the ten-point deck, and the jick, are trumps.
 
     ``trump`` -1 (not known yet) leaves every card in its printed suit (jokers 4).
 
-    >>> effective_suit(parse_card("JD"), SUITS.index("H"), True), effective_suit(parse_card("JD"), 1)
+    >>> effective_suit(parse_card("JD"), SUITS.index("H"), "jick"), effective_suit(parse_card("JD"), 1)
     (1, 2)
     """
-    return _table(trump, bool(ten_point))[0][card]
+    return _table(trump, deck_kind)[0][card]
 
 
-def trump_strength(card: int, trump: int, ten_point: bool = False) -> int:
+def trump_strength(card: int, trump: int, deck_kind: str = "plain") -> int:
     """How high ``card`` ranks among the trumps (2 of trumps 0, ace highest); -1 if it is no trump.
 
-    >>> trump_strength(parse_card("AS"), 0), trump_strength(parse_card("JKL"), 0, True), trump_strength(1, 1)
+    >>> trump_strength(parse_card("AS"), 0), trump_strength(parse_card("JKL"), 0, "jokers"), trump_strength(1, 1)
     (12, 9, -1)
     """
-    return _table(trump, bool(ten_point))[1][card]
+    return _table(trump, deck_kind)[1][card]
 
 
 @lru_cache(maxsize=None)
-def effective_suit_mask(suit: int, trump: int, ten_point: bool = False) -> int:
-    """The cards that count as ``suit`` in play (with the ten-point deck, trump gains the off-jack and jokers)."""
+def effective_suit_mask(suit: int, trump: int, deck_kind: str = "plain") -> int:
+    """The cards that count as ``suit`` in play (trump gains the jick, or the off-jack and jokers)."""
     if suit < 0 or suit > 3:
         return 0
-    suits = _table(trump, bool(ten_point))[0]
+    suits = _table(trump, deck_kind)[0]
     return mask_of(c for c in range(CARD_COUNT_ALL) if suits[c] == suit)

@@ -10,9 +10,9 @@ Every verdict is a :class:`~auditor.notation.Finding` whose message says which r
 what the record shows and what was expected.
 
 >>> from auditor.cards import parse_card, SUITS
->>> trick_winner_pos([parse_card(c) for c in "KH JD AH 2C".split()], SUITS.index("H"), ten_point=True)
+>>> trick_winner_pos([parse_card(c) for c in "KH JD AH 2C".split()], SUITS.index("H"), deck_kind="jokers")
 2
->>> trick_winner_pos([parse_card(c) for c in "KD JKL AD 2C".split()], SUITS.index("H"), ten_point=True)
+>>> trick_winner_pos([parse_card(c) for c in "KD JKL AD 2C".split()], SUITS.index("H"), deck_kind="jokers")
 1
 """
 
@@ -52,9 +52,9 @@ def core_rules(rules: Rules) -> _core.Rules:
     return _core.Rules(rules)
 
 
-def trick_winner_pos(cards: Sequence[int], trump: int, ten_point: bool = False) -> int:
+def trick_winner_pos(cards: Sequence[int], trump: int, deck_kind: str = "plain") -> int:
     """Position in play order of the card that takes a trick (the core's one definition)."""
-    return _core.trick_winner(list(cards), trump, ten_point)
+    return _core.trick_winner(list(cards), trump, deck_kind)
 
 
 def legal_cards(rules: Rules, trump: int, held: int, trick: int, lead: int | None = None,

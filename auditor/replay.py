@@ -28,7 +28,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from .cards import CARD_COUNT, CARD_NAMES, JOKER_HIGH, SUIT_NAMES, SUIT_SYMBOLS, SUITS, cards_of, \
+from .cards import CARD_COUNT, CARD_NAMES, JOKER_HIGH, SUIT_NAMES, SUIT_SYMBOLS, SUITS, cards_of, off_jack, \
     effective_suit, effective_suit_mask, make_card, sort_for_display, suit_of
 from .engine import GameResult, HandScore, legal_cards, trick_winner_pos
 from .findings import severity_of, sort_key
@@ -110,16 +110,16 @@ def suit_text(suit: int, layout: Layout = Layout(), name: bool = False) -> Text:
 
 
 def cards_text(cards: Iterable[int], layout: Layout = Layout(), trump: int | None = None,
-               sort: bool = True, ten_point: bool = False) -> Text:
+               sort: bool = True, deck_kind: str = "plain") -> Text:
     """Cards separated by spaces, grouped by suit (trumps first, in trump order, when ``trump`` is given)."""
-    cs = sort_for_display(cards, trump, ten_point) if sort else list(cards)
+    cs = sort_for_display(cards, trump, deck_kind) if sort else list(cards)
     if not cs:
         return Text(layout.dash, style="dim")
     return Text(" ").join(card_text(c, layout) for c in cs)
 
 
-def _mask_text(mask: int, layout: Layout, trump: int | None, ten_point: bool = False) -> Text:
-    return cards_text(cards_of(mask), layout, trump, ten_point=ten_point)
+def _mask_text(mask: int, layout: Layout, trump: int | None, deck_kind: str = "plain") -> Text:
+    return cards_text(cards_of(mask), layout, trump, deck_kind=deck_kind)
 
 
 # --------------------------------------------------------------------------- the hand, reduced
@@ -148,12 +148,12 @@ class TrickView:
     before: dict[str, int]  # bit mask of each player's cards before the trick's first card
     findings: list[Finding] = field(default_factory=list)  # about the trick, not one card
     trump: int | None = None
-    ten_point: bool = False  # the off-jack and jokers are trumps
+    deck_kind: str = "plain"  # which extra cards are trumps: the jick, or the off-jack and jokers
 
     @property
     def led(self) -> int:
         """The suit of the card led, as it plays (the off-jack and jokers lead trumps); 4: a joker, trump unknown."""
-        return effective_suit(self.plays[0].card, -1 if self.trump is None else self.trump, self.ten_point)
+        return effective_suit(self.plays[0].card, -1 if self.trump is None else self.trump, self.deck_kind)
 
     @property
     def count(self) -> int:
@@ -176,7 +176,7 @@ class TrickView:
     def leading_pos(self, k: int) -> int:
         """Position of the card winning the trick so far, after ``k`` cards (trump, else the suit led)."""
         return trick_winner_pos([p.card for p in self.plays[:k]], -1 if self.trump is None else self.trump,
-                                self.ten_point) if k else 0
+                                self.deck_kind) if k else 0
 
 
 @dataclass
@@ -287,7 +287,7 @@ def build_hand_view(game: Game, result: GameResult, number: int, extra: Sequence
         winner = hs.winners[i] if hs is not None and i < len(hs.winners) else None
         pos = next((k for k, p in enumerate(plays) if p.player == winner), None)
         tv = TrickView(t.number, t.line, t.column, plays, winner, pos, dict(held), trump=trump,
-                       ten_point=result.rules.ten_point)
+                       deck_kind=result.rules.deck_kind)
         tricks.append(tv)
         held = tv.after
 
@@ -343,7 +343,7 @@ def revoke_help(view: HandView, trick: TrickView, play: PlayView, layout: Layout
 
     ``None`` when the player held none (then the card was no revoke by the record's own deal).
     """
-    led, trump, tp = trick.led, view.trump, view.rules.ten_point
+    led, trump, tp = trick.led, view.trump, view.rules.deck_kind
     before = trick.before.get(play.player, 0)
     # the cards the engine would have taken: the core's one definition of the follow rule
     first = view.tricks[0].plays[0].card if view.tricks and view.tricks[0].plays else None
@@ -356,20 +356,20 @@ def revoke_help(view: HandView, trick: TrickView, play: PlayView, layout: Layout
         if not trumps:
             return None
         t = Text(f"{play.player} held ")
-        t.append_text(cards_text(cards_of(trumps), layout, trump, ten_point=tp))
+        t.append_text(cards_text(cards_of(trumps), layout, trump, deck_kind=tp))
         why = "only trumps may be played" if view.rules.trumps_only else f"under {view.rules.follow} a player " \
             "without the suit led must trump"
         t.append(f": {why}")
         return t
     t = Text(f"{play.player} held ")
-    t.append_text(cards_text(cards_of(follow), layout, trump, ten_point=tp))
+    t.append_text(cards_text(cards_of(follow), layout, trump, deck_kind=tp))
     t.append(" of ")
     t.append_text(suit_text(led, layout, name=True))
     t.append(", the suit led, and should have followed with ")
     t.append("it" if len(cards_of(follow)) == 1 else "one of them")
     if view.rules.follow == "follow-or-trump" and trump is not None and led != trump and trumps:
         t.append(" or trumped (")
-        t.append_text(cards_text(cards_of(trumps), layout, trump, ten_point=tp))
+        t.append_text(cards_text(cards_of(trumps), layout, trump, deck_kind=tp))
         t.append(")")
     return t
 
@@ -448,7 +448,7 @@ def render_deal(view: HandView, layout: Layout = Layout(), trump_known: bool = T
         team = view.team_of(p)
         if team:
             name.append(f" ({team})", style="dim")
-        t.add_row(name, _mask_text(view.dealt.get(p, 0), layout, trump, view.rules.ten_point))
+        t.add_row(name, _mask_text(view.dealt.get(p, 0), layout, trump, view.rules.deck_kind))
     title = _heading("Hands as dealt")
     if not any(view.dealt.values()):
         return Group(title, Text("No deal line and no card played: the hands are not known.", style="dim"),
@@ -508,12 +508,12 @@ def render_auction(view: HandView, layout: Layout = Layout()) -> RenderableType:
     exchanges = []
     if view.hand.widow:
         exchanges.append(Text("Widow: ", style="dim").append_text(
-            cards_text(view.hand.widow.cards, layout, view.trump, ten_point=view.rules.ten_point)))
+            cards_text(view.hand.widow.cards, layout, view.trump, deck_kind=view.rules.deck_kind)))
     for x in view.hand.exchanges:  # discards and draws, in the order they happened
         line = Text(f"{x.kind.capitalize()} ", style="dim")
         line.append(x.holding.player, style="bold")
         line.append(": ")
-        line.append_text(cards_text(x.holding.cards, layout, view.trump, ten_point=view.rules.ten_point))
+        line.append_text(cards_text(x.holding.cards, layout, view.trump, deck_kind=view.rules.deck_kind))
         exchanges.append(line)
     return Group(_heading("The auction"), bids, contract_text(view, layout), *exchanges,
                  *_finding_lines(view.auction_findings, layout))
@@ -543,13 +543,15 @@ def _play_notes(view: HandView, t: TrickView, i: int, k: int, layout: Layout) ->
 
 def _taken_points(view: HandView) -> dict[int, str]:
     """The cards whose point goes to the taker of their trick: the jack of trumps, and in the rule sets that
-    have them the off-jack, the jokers, the trey (3) and the ten (Game by the ten)."""
+    have them the off-jack or the jick, the jokers, the trey (3) and the ten (Game by the ten)."""
     if view.trump is None or view.trump > 3:
         return {}
     trump, rules = view.trump, view.rules
     out = {make_card(9, trump): "Jack"}
-    if rules.ten_point:
-        out |= {make_card(9, (3, 2, 1, 0)[trump]): "Off-jack", JOKER_HIGH: "High joker", JOKER_HIGH + 1: "Low joker"}
+    if rules.deck_kind == "jokers":
+        out |= {off_jack(trump): "Off-jack", JOKER_HIGH: "High joker", JOKER_HIGH + 1: "Low joker"}
+    elif rules.deck_kind == "jick":
+        out[off_jack(trump)] = "Jick"
     if rules.trey:
         out[make_card(1, trump)] = "Trey (3)"
     if rules.game_point == "ten":
@@ -588,7 +590,7 @@ def _dropped_out(view: HandView, t: TrickView) -> list[str]:
     """``trumps_only``: the players with no trump left, who sit this trick out."""
     if not view.rules.trumps_only or view.trump is None:
         return []
-    mask = effective_suit_mask(view.trump, view.trump, view.rules.ten_point)
+    mask = effective_suit_mask(view.trump, view.trump, view.rules.deck_kind)
     played = {p.player for p in t.plays}
     return [p for p in view.players if p not in played and not t.before.get(p, 0) & mask]
 
@@ -638,7 +640,7 @@ def render_trick(view: HandView, i: int, k: int | None = None, layout: Layout = 
         row: list[RenderableType] = [Text(p.player, style="bold"), card_text(p.card, layout),
                                      _play_notes(view, t, j, k, layout)]
         if with_left:
-            row.append(_mask_text(after.get(p.player, 0), layout, view.trump, view.rules.ten_point))
+            row.append(_mask_text(after.get(p.player, 0), layout, view.trump, view.rules.deck_kind))
         table.add_row(*row)
     if with_left and complete:
         # a player missing from the trick (a broken record) still has a hand to show
@@ -647,7 +649,7 @@ def render_trick(view: HandView, i: int, k: int | None = None, layout: Layout = 
             if p not in shown:
                 table.add_row(Text(p, style="bold"), Text(layout.dash, style="dim"),
                               Text("out: no trumps" if p in out else "did not play"),
-                              _mask_text(after.get(p, 0), layout, view.trump, view.rules.ten_point))
+                              _mask_text(after.get(p, 0), layout, view.trump, view.rules.deck_kind))
     parts: list[RenderableType] = [trick_heading(view, i, k, layout), table]
     if complete:
         parts.append(carries_text(view, t, layout))
@@ -666,7 +668,7 @@ def render_holdings(view: HandView, held: dict[str, int], layout: Layout = Layou
         t.add_column("cards", overflow="fold")
     cells: list[RenderableType] = []
     for p in view.players:
-        cells += [Text(p, style="bold"), _mask_text(held.get(p, 0), layout, view.trump, view.rules.ten_point)]
+        cells += [Text(p, style="bold"), _mask_text(held.get(p, 0), layout, view.trump, view.rules.deck_kind)]
     for at in range(0, len(cells), 2 * per_row):
         row = cells[at:at + 2 * per_row]
         t.add_row(*row, *[Text("")] * (2 * per_row - len(row)))

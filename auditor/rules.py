@@ -13,7 +13,7 @@ running, only what a key says.
 >>> parse_rules("bridge")
 Traceback (most recent call last):
 ...
-auditor.rules.RulesError: unknown preset 'bridge' (known: auction, sell, setback, partnership, cutthroat, tenpoint, tenpoint52)
+auditor.rules.RulesError: unknown preset 'bridge' (known: auction, sell, setback, partnership, cutthroat, tenpoint, tenpoint52, smear)
 """
 
 from __future__ import annotations
@@ -59,6 +59,10 @@ KEYS: tuple[Key, ...] = (
         "by-players", bounds=(1, 18)),
     Key("deck", "`52`: ace high, no jokers; `54`: two jokers, and the off-jack (jack of trump's colour) and both "
         "jokers are trumps, ranked A K Q J off-J JKH JKL T ... 2", "choice", ("52", "54")),
+    Key("jick", "the jick (the jack of trump's colour) is a trump ranked just below the jack, A K Q J jick T ... 2, "
+        "belongs to the trump suit for following and for every point, and is a point to whoever takes it; "
+        "`deck=54` always has it (as the off-jack), and a `deck=` override without `jick=` sets it to match",
+        "bool"),
     Key("min_bid", "lowest bid allowed", "int", bounds=(0, BID_NUMBER_MAX)),
     Key("max_bid", "highest bid allowed (`all`: the points in play); the top-bid words below mean this number",
         "bid", bounds=(1, BID_NUMBER_MAX)),
@@ -68,7 +72,8 @@ KEYS: tuple[Key, ...] = (
     Key("dealer_steal", "the dealer may take the contract by equalling the high bid", "bool"),
     Key("steal_smudge", "the dealer's steal may equal a top bid (smudge) too", "bool"),
     Key("all_pass", "when nobody bids: `eldest-pitches` (no contract), `redeal` (thrown in, same dealer deals again), "
-        "`dealer-bids` (the dealer must bid at least the minimum)", "choice", ("eldest-pitches", "redeal", "dealer-bids")),
+        "`dealer-bids` (the dealer must bid at least the minimum), `dealer-set-back` (the hand is not played and the "
+        "dealer's side is set back `min_bid`)", "choice", ("eldest-pitches", "redeal", "dealer-bids", "dealer-set-back")),
     Key("sold_contract", "selling auction: the buyer must make the bid or be set back (Commercial Pitch)", "bool"),
     Key("low", "Low goes to the `holder` of the lowest trump or to the `taker` of its trick", "choice", ("holder", "taker")),
     Key("follow", "`follow-or-trump`: holding the suit led, follow it or trump, and void, anything; `strict`: "
@@ -119,6 +124,7 @@ class Rules:
     hand_size: int
     deal_size: tuple[int, tuple[tuple[int, int], ...]]
     deck: str
+    jick: bool
     min_bid: int
     max_bid: int
     top_bid_words: tuple[str, ...]
@@ -156,13 +162,26 @@ class Rules:
         return self.deck == "54"
 
     @property
+    def deck_kind(self) -> str:
+        """Which cards beyond the plain suits are trumps: ``plain``, ``jick`` (the jick, 52
+        cards) or ``jokers`` (54 cards: the off-jack and both jokers).  The core's trump tables
+        are keyed by it.
+
+        >>> preset("partnership").deck_kind, preset("smear").deck_kind, preset("tenpoint").deck_kind
+        ('plain', 'jick', 'jokers')
+        """
+        return "jokers" if self.deck == "54" else "jick" if self.jick else "plain"
+
+    @property
     def point_names(self) -> tuple[str, ...]:
         """The points in play each hand, in counting order (High, Low, Jack, ..., Game).
 
         >>> preset("tenpoint").point_names
         ('High', 'Low', 'Jack', 'Off-jack', 'High joker', 'Low joker', 'Trey', 'Game')
+        >>> preset("smear").point_names
+        ('High', 'Low', 'Jack', 'Jick', 'Game')
         """
-        extra = ("Off-jack", "High joker", "Low joker") if self.ten_point else ()
+        extra = {"jokers": ("Off-jack", "High joker", "Low joker"), "jick": ("Jick",)}.get(self.deck_kind, ())
         return ("High", "Low", "Jack") + extra + (("Trey",) if self.trey else ()) + ("Game",)
 
     @property
@@ -324,13 +343,13 @@ def parse_value(key: Key, text: str) -> Any:
 
 
 _COMMON = dict(
-    teams="none", hand_size=6, deal_size=(6, ()), deck="52", auction="once-round", sold_contract=True,
+    teams="none", hand_size=6, deal_size=(6, ()), deck="52", jick=False, auction="once-round", sold_contract=True,
     follow="follow-or-trump", trumps_only=False, count_down=False, trey=False, game_point="count", revoke="bid",
     settlement="none", draw=False, discard="non-trumps", leftover="none", pitching=False, double_loss=False,
     first_trick_trump="led",
 )
 _TEN_POINT = dict(
-    _COMMON, teams="partners", deal_size=(9, ((6, 8),)), deck="54", players=(4, 6), max_bid=0, dealer_steal=False,
+    _COMMON, teams="partners", deal_size=(9, ((6, 8),)), deck="54", jick=True, players=(4, 6), max_bid=0, dealer_steal=False,
     steal_smudge=False, all_pass="dealer-bids", low="holder", going_out="bidder-only", trey=True, leftover="bidder",
 )
 
@@ -373,6 +392,12 @@ PRESETS: dict[str, Rules] = {
         preset="tenpoint52", source="seed 001 (Ten-point Pitch, Oklahoma)", min_bid=4, top_bid_words=("moon",),
         game=52, smudge="moon", **{**_TEN_POINT, "trumps_only": True, "discard": "all-non-trumps", "draw": True},
     ),
+    "smear": Rules(
+        preset="smear", source="RULES.md (Smear, the five-point partnership game)", players=(4, 4), min_bid=2,
+        max_bid=5, top_bid_words=("smudge",), dealer_steal=False, steal_smudge=False, all_pass="dealer-set-back",
+        low="holder", game=11, going_out="pitcher-first", smudge="none",
+        **{**_COMMON, "teams": "partners", "jick": True},
+    ),
 }
 
 
@@ -406,7 +431,12 @@ def with_overrides(rules: Rules, text: str, base_offset: int = 0) -> Rules:
             players_at = base_offset + at
     if not changes:
         return rules
+    if "deck" in changes and "jick" not in changes:
+        changes["jick"] = changes["deck"] == "54"  # the deck named alone keeps its old meaning
     out = replace(rules, **changes)
+    if out.deck == "54" and not out.jick:
+        raise RulesError("jick=off: the 54-card deck always has the off-jack (the jick) as a trump",
+                         base_offset + text.index("jick="))
     most = max_seats(out)
     lo, hi = out.players
     if hi > most:

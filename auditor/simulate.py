@@ -28,12 +28,12 @@ FAULTS = ("revoke", "score", "total", "winner")
 
 
 def _is_trump(c: int, trump: int, rules: Rules) -> bool:
-    return trump_strength(c, trump, rules.ten_point) >= 0
+    return trump_strength(c, trump, rules.deck_kind) >= 0
 
 
 def _strength(cards: list[int], suit: int, rules: Rules) -> int:
     """Rough number of points a hand expects with ``suit`` as trump."""
-    trumps = sorted((trump_strength(c, suit, rules.ten_point) for c in cards if _is_trump(c, suit, rules)),
+    trumps = sorted((trump_strength(c, suit, rules.deck_kind) for c in cards if _is_trump(c, suit, rules)),
                     reverse=True)
     if not trumps:
         return 0
@@ -56,8 +56,8 @@ def _legal(hand: list[int], trick: list[int], trump: int, rules: Rules, t: int, 
 
 
 def _strength_in_trick(c: int, led: int, trump: int, rules: Rules) -> int:
-    t = trump_strength(c, trump, rules.ten_point)
-    return 100 + t if t >= 0 else (rank_of(c) if effective_suit(c, trump, rules.ten_point) == led else -1)
+    t = trump_strength(c, trump, rules.deck_kind)
+    return 100 + t if t >= 0 else (rank_of(c) if effective_suit(c, trump, rules.deck_kind) == led else -1)
 
 
 def _choose(hand: list[int], trick: list[int], trump: int, rules: Rules, rng: random.Random, t: int,
@@ -66,9 +66,9 @@ def _choose(hand: list[int], trick: list[int], trump: int, rules: Rules, rng: ra
     if not trick:
         trumps = [c for c in legal if _is_trump(c, trump, rules)]
         if trumps and rng.random() < 0.6:
-            return max(trumps, key=lambda c: trump_strength(c, trump, rules.ten_point))
+            return max(trumps, key=lambda c: trump_strength(c, trump, rules.deck_kind))
         return max(legal, key=rank_of) if rng.random() < 0.5 else min(legal, key=rank_of)
-    led = effective_suit(trick[0], trump, rules.ten_point)
+    led = effective_suit(trick[0], trump, rules.deck_kind)
     best = max(_strength_in_trick(c, led, trump, rules) for c in trick)
     winners = [c for c in legal if _strength_in_trick(c, led, trump, rules) > best]
     if winners and rng.random() < 0.8:
@@ -129,7 +129,7 @@ def _exchange(rules: Rules, hands: list[list[int]], stock: list[int], trump: int
 
     def throw(s: int, down_to: int) -> None:
         # non-trumps first (lowest first), then the lowest trumps as an excess
-        keep = sorted(hands[s], key=lambda c: (_is_trump(c, trump, rules), trump_strength(c, trump, rules.ten_point),
+        keep = sorted(hands[s], key=lambda c: (_is_trump(c, trump, rules), trump_strength(c, trump, rules.deck_kind),
                                                rank_of(c)))
         if rules.draw:
             out = [c for c in keep if not _is_trump(c, trump, rules)]
@@ -154,7 +154,7 @@ def _exchange(rules: Rules, hands: list[list[int]], stock: list[int], trump: int
         hands[pitcher] += stock
         stock.clear()
         keep = sorted(hands[pitcher], key=lambda c: (_is_trump(c, trump, rules),
-                                                     trump_strength(c, trump, rules.ten_point), rank_of(c)))
+                                                     trump_strength(c, trump, rules.deck_kind), rank_of(c)))
         out = keep[:len(keep) - size]
         lines.append(("discard", pitcher, out))
         hands[pitcher] = [c for c in hands[pitcher] if c not in out]
@@ -198,7 +198,7 @@ def _play_hand(rules: Rules, names: list[str], number: int, dealer: int, rng: ra
         for s in seats:
             if t == 0 and s == pitcher:
                 first = [c for c in held[s] if _is_trump(c, trump, rules)]
-                c = max(first, key=lambda c: trump_strength(c, trump, rules.ten_point)) if first else \
+                c = max(first, key=lambda c: trump_strength(c, trump, rules.deck_kind)) if first else \
                     max(held[s], key=rank_of)
                 if not exchanging:
                     trump = suit_of(c)
@@ -209,7 +209,7 @@ def _play_hand(rules: Rules, names: list[str], number: int, dealer: int, rng: ra
             cards.append(c)
         plays = tuple(Play(None if short else names[s], c) for s, c in zip(seats, cards))
         tricks.append(Trick(t + 1, plays, short))
-        leader = seats[trick_winner_pos(cards, trump, rules.ten_point)]
+        leader = seats[trick_winner_pos(cards, trump, rules.deck_kind)]
     if rules.first_trick_trump == "free" and h.trump is None:
         h = replace(h, trump=TrumpLine(trump))  # trump is named on its own line, whatever the first lead
     return replace(h, tricks=tuple(tricks)), False

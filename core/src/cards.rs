@@ -238,9 +238,9 @@ impl Card {
         Card((suit % 4) * 13 + rank % 13)
     }
 
-    /// Whether this card is in the deck of a rule set (the jokers only in the 54-card deck).
-    pub fn in_deck(self, ten_point: bool) -> bool {
-        self.0 < 52 || ten_point
+    /// Whether this card is in `deck` (the jokers only in the 54-card deck).
+    pub fn in_deck(self, deck: Deck) -> bool {
+        self.0 < 52 || deck == Deck::Jokers
     }
 }
 
@@ -257,7 +257,48 @@ pub fn cards_of(mask: CardMask) -> impl Iterator<Item = Card> {
     })
 }
 
-/// The off-jack of `trump`: the jack of the other suit of trump's colour.
+/// Which cards beyond the plain suits are trumps: the deck's shape as play sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Deck {
+    /// 52 cards, ace high, each card in its printed suit.
+    #[default]
+    Plain,
+    /// 52 cards, and the jick (the jack of trump's colour) a trump just below the jack (`jick=on`).
+    Jick,
+    /// 54 cards: two jokers, and the off-jack and both jokers trumps below the jack (`deck=54`).
+    Jokers,
+}
+
+impl Deck {
+    /// Every deck shape, in the order of [`Deck::code`].
+    pub const ALL: [Deck; 3] = [Deck::Plain, Deck::Jick, Deck::Jokers];
+
+    /// The cards in the deck.
+    pub fn size(self) -> u32 {
+        if self == Deck::Jokers { 54 } else { 52 }
+    }
+
+    /// Whether the jack of trump's colour is a trump (the jick, or the off-jack of the 54 cards).
+    pub fn off_jack_trump(self) -> bool {
+        self != Deck::Plain
+    }
+
+    /// The name shown and written for this deck shape (`plain`, `jick`, `jokers`).
+    pub fn code(self) -> &'static str {
+        match self {
+            Deck::Plain => "plain",
+            Deck::Jick => "jick",
+            Deck::Jokers => "jokers",
+        }
+    }
+
+    /// The deck shape named `code`.
+    pub fn from_code(code: &str) -> Option<Deck> {
+        Deck::ALL.into_iter().find(|d| d.code() == code)
+    }
+}
+
+/// The off-jack of `trump`: the jack of the other suit of trump's colour (smear's jick).
 pub fn off_jack(trump: u8) -> Card {
     Card::of(
         JACK_RANK,
@@ -268,14 +309,18 @@ pub fn off_jack(trump: u8) -> Card {
     )
 }
 
-/// The trumps of `trump`, highest first: A K Q J (off-J JKH JKL with the 54-card deck) T ... 2.
-pub fn trump_order(trump: u8, ten_point: bool) -> Vec<Card> {
+/// The trumps of `trump`, highest first: A K Q J (the jick, or off-J JKH JKL with the
+/// 54-card deck) T ... 2.
+pub fn trump_order(trump: u8, deck: Deck) -> Vec<Card> {
     let plain: Vec<Card> = (0..13u8).rev().map(|r| Card::of(r, trump)).collect();
-    if !ten_point {
+    if deck == Deck::Plain {
         return plain;
     }
     let mut out: Vec<Card> = plain.iter().take(4).copied().collect();
-    out.extend([off_jack(trump), JOKER_HIGH, JOKER_LOW]);
+    out.push(off_jack(trump));
+    if deck == Deck::Jokers {
+        out.extend([JOKER_HIGH, JOKER_LOW]);
+    }
     out.extend(plain.iter().skip(4).copied());
     out
 }
@@ -293,7 +338,7 @@ pub struct TrumpTable {
 }
 
 impl TrumpTable {
-    fn build(trump: i32, ten_point: bool) -> TrumpTable {
+    fn build(trump: i32, deck: Deck) -> TrumpTable {
         let mut t = TrumpTable {
             suit: [4; 54],
             strength: [-1; 54],
@@ -303,14 +348,16 @@ impl TrumpTable {
         let known = (0..4).contains(&trump);
         let tr = trump.clamp(0, 3) as u8;
         let order = if known {
-            trump_order(tr, ten_point)
+            trump_order(tr, deck)
         } else {
             Vec::new()
         };
         for c in 0..54u8 {
             let card = Card(c);
             let mut s = card.suit();
-            if known && ten_point && (c >= 52 || card == off_jack(tr)) {
+            let extra = (c >= 52 && deck == Deck::Jokers)
+                || (card == off_jack(tr) && deck.off_jack_trump());
+            if known && extra {
                 s = trump;
             }
             if let Some(slot) = t.suit.get_mut(usize::from(c)) {
@@ -329,15 +376,18 @@ impl TrumpTable {
     }
 
     /// The table for `trump` (-1 or anything outside 0-3: not known) and deck.
-    pub fn get(trump: i32, ten_point: bool) -> &'static TrumpTable {
+    pub fn get(trump: i32, deck: Deck) -> &'static TrumpTable {
         static TABLES: std::sync::LazyLock<Vec<TrumpTable>> = std::sync::LazyLock::new(|| {
-            (0..10)
-                .map(|i| TrumpTable::build(if i % 5 == 4 { -1 } else { i % 5 }, i >= 5))
+            Deck::ALL
+                .into_iter()
+                .flat_map(|d| {
+                    (0..5).map(move |t| TrumpTable::build(if t == 4 { -1 } else { t }, d))
+                })
                 .collect()
         });
         let t = if (0..4).contains(&trump) { trump } else { 4 };
-        let i = (t + if ten_point { 5 } else { 0 }) as usize;
-        #[allow(clippy::indexing_slicing)] // i < 10 by construction
+        let i = deck as usize * 5 + t as usize;
+        #[allow(clippy::indexing_slicing)] // i < 15 by construction
         &TABLES[i]
     }
 
@@ -451,6 +501,24 @@ mod tests {
             let c = Card::new(i).map(Card::name);
             assert_eq!(c.and_then(Card::parse).map(Card::index), Some(i));
         }
+    }
+
+    #[test]
+    fn the_jick_is_a_trump_below_the_jack() {
+        let hearts = TrumpTable::get(1, Deck::Jick);
+        let jd = Card::parse("JD").unwrap();
+        assert_eq!(hearts.suit(jd), 1, "the jick follows hearts, never diamonds");
+        let order: Vec<&str> = trump_order(1, Deck::Jick).into_iter().map(Card::name).collect();
+        assert_eq!(order[..6], ["AH", "KH", "QH", "JH", "JD", "TH"]);
+        assert_eq!(hearts.mask(2) & jd.bit(), 0);
+        assert_eq!(hearts.strength(Card::parse("2H").unwrap()), 0);
+        // a jick led wins over the ten of trumps; the jack takes it
+        let t = |s: &str| s.split(' ').filter_map(Card::parse).collect::<Vec<_>>();
+        assert_eq!(hearts.winner_pos(t("TH JD 2H AD")), 1);
+        assert_eq!(hearts.winner_pos(t("JD JH")), 1);
+        // no jokers in the 52-card deck, and the plain deck leaves the jack of diamonds alone
+        assert!(!JOKER_HIGH.in_deck(Deck::Jick));
+        assert_eq!(TrumpTable::get(1, Deck::Plain).suit(jd), 2);
     }
 
     #[test]

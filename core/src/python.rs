@@ -680,7 +680,7 @@ impl PyRules {
             partnership: get(r, "partnership")?,
             hand_size: get(r, "hand_size")?,
             deal_size: get(r, "deal_size")?,
-            ten_point: get(r, "ten_point")?,
+            deck: deck_from(&get::<String>(r, "deck_kind")?)?,
             min_bid: get(r, "min_bid")?,
             top_bid: get(r, "top_bid")?,
             top_bid_words: get(r, "top_bid_words")?,
@@ -698,6 +698,7 @@ impl PyRules {
                     ("eldest-pitches", AllPass::EldestPitches),
                     ("redeal", AllPass::Redeal),
                     ("dealer-bids", AllPass::DealerBids),
+                    ("dealer-set-back", AllPass::DealerSetBack),
                 ],
             )?,
             sold_contract: get(r, "sold_contract")?,
@@ -1302,16 +1303,24 @@ fn catalog() -> Vec<(
         .collect()
 }
 
-/// How every card plays under `trump` (-1: not known) and a deck: its suit in play (4: a
-/// joker while no trump) and its strength among the trumps (-1: no trump), indexed by card.
+/// The deck shape named `code` (`plain`, `jick`, `jokers`: `Rules.deck_kind`).
+fn deck_from(code: &str) -> PyResult<crate::cards::Deck> {
+    crate::cards::Deck::from_code(code).ok_or_else(|| {
+        PyValueError::new_err(format!("unknown deck kind {code:?} (plain, jick, jokers)"))
+    })
+}
+
+/// How every card plays under `trump` (-1: not known) and a deck shape (`plain`, `jick`,
+/// `jokers`): its suit in play (4: a joker while no trump) and its strength among the trumps
+/// (-1: no trump), indexed by card.
 #[pyfunction]
-#[pyo3(signature = (trump, ten_point=false))]
-fn trump_table(trump: i32, ten_point: bool) -> (Vec<i32>, Vec<i32>) {
-    let t = crate::cards::TrumpTable::get(trump, ten_point);
-    (0..54u8)
+#[pyo3(signature = (trump, deck="plain"))]
+fn trump_table(trump: i32, deck: &str) -> PyResult<(Vec<i32>, Vec<i32>)> {
+    let t = crate::cards::TrumpTable::get(trump, deck_from(deck)?);
+    Ok((0..54u8)
         .filter_map(Card::new)
         .map(|c| (t.suit(c), t.strength(c)))
-        .unzip()
+        .unzip())
 }
 
 /// The seats in the order they speak in the auction, for `seats` players and `dealer`.
@@ -1322,10 +1331,10 @@ fn speaking_order(rules: &PyRules, seats: usize, dealer: i32) -> Vec<i32> {
 
 /// The position in play order of the card that takes a trick.
 #[pyfunction]
-#[pyo3(signature = (cards, trump, ten_point=false))]
-fn trick_winner(cards: Vec<u8>, trump: i32, ten_point: bool) -> PyResult<usize> {
+#[pyo3(signature = (cards, trump, deck="plain"))]
+fn trick_winner(cards: Vec<u8>, trump: i32, deck: &str) -> PyResult<usize> {
     let cards: Vec<Card> = cards.into_iter().map(card_from).collect::<PyResult<_>>()?;
-    Ok(crate::cards::TrumpTable::get(trump, ten_point).winner_pos(cards))
+    Ok(crate::cards::TrumpTable::get(trump, deck_from(deck)?).winner_pos(cards))
 }
 
 /// The cards of `held` (a mask) a player may play to trick `trick` (0-based) under `rules`,
@@ -1340,7 +1349,7 @@ fn legal_cards(
     lead: Option<u8>,
     led: Option<u8>,
 ) -> PyResult<u64> {
-    let table = crate::cards::TrumpTable::get(trump, rules.inner.ten_point);
+    let table = crate::cards::TrumpTable::get(trump, rules.inner.deck);
     let lead = lead.map(card_from).transpose()?;
     let led = led.map(card_from).transpose()?;
     let rule = engine::play::FollowRule::of(&rules.inner, table, trick, lead);

@@ -5,6 +5,8 @@
 //! [`RuleSet`]. Every choice is an enum here, so the engine asks what a key says, never
 //! which preset it runs.
 
+pub use crate::cards::Deck;
+
 /// The auction's shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Auction {
@@ -20,6 +22,8 @@ pub enum AllPass {
     EldestPitches,
     Redeal,
     DealerBids,
+    /// The hand is not played and the dealer (side) is set back the minimum bid.
+    DealerSetBack,
 }
 
 /// Who scores Low.
@@ -91,7 +95,8 @@ pub struct RuleSet {
     pub partnership: bool,
     pub hand_size: u32,
     pub deal_size: (u32, Vec<(u32, u32)>),
-    pub ten_point: bool,
+    /// Which cards beyond the plain suits are trumps (the jick, the jokers).
+    pub deck: Deck,
     pub min_bid: i32,
     /// The highest bid, resolved (`max_bid=all` is the points in play).
     pub top_bid: i32,
@@ -148,7 +153,7 @@ impl RuleSet {
 
     /// The cards in the deck.
     pub fn deck_size(&self) -> u32 {
-        if self.ten_point { 54 } else { 52 }
+        self.deck.size()
     }
 
     /// The number a bid word stands for (a pitch is worth four where there is pitching);

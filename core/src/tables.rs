@@ -9,7 +9,7 @@ use crate::cards::{CARD_NAMES, Card, TrumpTable, suit_letter};
 use crate::columns::{Col, Kind, Table};
 use crate::engine::{Finding, GameResult, Seats, Status};
 use crate::notation::{Game, writer};
-use crate::rules::{RuleSet, Smudge};
+use crate::rules::{Deck, RuleSet, Smudge};
 
 /// What every piece's tables are built from: the schema, and what Python knows of each code.
 #[derive(Debug)]
@@ -498,7 +498,7 @@ impl Sink for Rows {
             t.int(at, Some(now));
             t.end_row();
         }
-        let tp = rules.is_some_and(|r| r.ten_point);
+        let deck = rules.map_or(Deck::Plain, |r| r.deck);
         for (hi, h) in g.hands.iter().enumerate() {
             let hs = res.filter(|_| audited).and_then(|r| r.hands.get(hi));
             let prep = res.filter(|_| audited).and_then(|r| r.preps.get(hi));
@@ -660,7 +660,7 @@ impl Sink for Rows {
                     t.end_row();
                 }
             }
-            self.plays(g, h, id, hs, prep, seats, tp);
+            self.plays(g, h, id, hs, prep, seats, deck);
             if let Some(t) = self.table("recorded_scores") {
                 let c = |n: &str| t.col(n);
                 let cols = [
@@ -726,7 +726,7 @@ impl Rows {
         hs: Option<&crate::engine::HandScore>,
         prep: Option<&crate::engine::Prepared>,
         seats: Option<&Seats>,
-        ten_point: bool,
+        deck: Deck,
     ) {
         let Some(t) = self.table("plays") else { return };
         let c = |n: &str| t.col(n);
@@ -780,7 +780,7 @@ impl Rows {
             })
             .unwrap_or_default();
         let trump = hs.and(prep).map_or(-1, |p| p.trump);
-        let table = TrumpTable::get(trump, ten_point);
+        let table = TrumpTable::get(trump, deck);
         for tr in &h.tricks {
             let ti = tr.number as usize;
             let winner = ti.checked_sub(1).and_then(|i| winners.get(i)).copied();

@@ -467,6 +467,26 @@ pub fn auction(
                 prep.pitcher = eldest;
                 prep.contract = 0;
             }
+            AllPass::DealerSetBack => {
+                // not played: the dealer's side is set back, whatever the record does next
+                prep.thrown_in = true;
+                prep.pitcher = -1;
+                prep.contract = 0;
+                if has_tricks {
+                    find(
+                        prep,
+                        Code::A306,
+                        format!(
+                            "everybody passed: under {} (all_pass=dealer-set-back) the hand is not played and the dealer {}'s side is set back {}, but the record plays it",
+                            rules.preset,
+                            seats.name(dealer),
+                            rules.min_bid
+                        ),
+                        1,
+                        Some(seats.name(dealer)),
+                    );
+                }
+            }
         }
     }
     if !has_tricks

@@ -4,7 +4,7 @@ use super::play::{FollowRule, replay};
 use super::points::count_points;
 use super::{HandScore, Prepared, RevokePlay, Seats, Status};
 use crate::cards::{Card, TrumpTable};
-use crate::rules::{Revoke, RuleSet, Smudge};
+use crate::rules::{AllPass, Revoke, RuleSet, Smudge};
 
 /// Points, contract and penalties of one hand.
 pub fn score_hand(prep: &Prepared, rules: &RuleSet, seats: &Seats) -> HandScore {
@@ -21,6 +21,17 @@ pub fn score_hand(prep: &Prepared, rules: &RuleSet, seats: &Seats) -> HandScore 
         };
         hs.scored = true;
         hs.score = vec![0; sides];
+        hs.set_back = vec![0; sides];
+        if !prep.misdeal && rules.all_pass == AllPass::DealerSetBack && prep.dealer >= 0 {
+            // all passed: the dealer's side is set back the minimum bid, without play
+            let side = usize::try_from(seats.side(prep.dealer)).ok();
+            if let Some(s) = side.and_then(|s| hs.score.get_mut(s)) {
+                *s = -rules.min_bid;
+            }
+            if let Some(s) = side.and_then(|s| hs.set_back.get_mut(s)) {
+                *s = rules.min_bid;
+            }
+        }
         return hs;
     }
     if prep.cards.is_empty() {
@@ -30,7 +41,7 @@ pub fn score_hand(prep: &Prepared, rules: &RuleSet, seats: &Seats) -> HandScore 
     hs.winners = played.winners.clone();
     let mut revoke_sides: Vec<i32> = Vec::new();
     if prep.trump >= 0 {
-        let table = TrumpTable::get(prep.trump, rules.ten_point);
+        let table = TrumpTable::get(prep.trump, rules.deck);
         let lead = prep.cards.first().and_then(|c| c.first()).copied();
         for &(t, pos) in &played.revokes {
             let (Some(cs), Some(ss)) = (prep.cards.get(t), prep.seats.get(t)) else {

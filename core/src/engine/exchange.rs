@@ -76,14 +76,14 @@ pub fn check_deal(
     };
     prep.dealt = vec![0; n];
     let deal_size = rules.deal_size_for(n);
-    let deck = if rules.ten_point {
+    let deck = if rules.deck_size() == 54 {
         "54-card"
     } else {
         "52-card"
     };
     let take = |prep: &mut Prepared, seen: &mut Dealt, c: Card, who: i32, line: u32, col: u32| {
         let name = || who_name(seats, who);
-        if !c.in_deck(rules.ten_point) {
+        if !c.in_deck(rules.deck) {
             prep.push(not_in_deck(c, rules, line, col).about(name()));
             seen.set(c, who); // reported once, here
         } else if seen.get(c) != NOBODY {
@@ -301,7 +301,7 @@ pub fn exchange(
                     }
                 }
                 ExchangeKind::Draw => {
-                    if !c.in_deck(rules.ten_point) {
+                    if !c.in_deck(rules.deck) {
                         prep.push(not_in_deck(c, rules, x.meta.line, col).about(who));
                     } else if dealt_to.get(c) != NOBODY && dealt_to.get(c) != WIDOW {
                         prep.push(

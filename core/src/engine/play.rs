@@ -107,7 +107,7 @@ pub struct Played {
 
 /// Replay the tricks of a prepared hand.
 pub fn replay(prep: &Prepared, rules: &RuleSet, n: usize) -> Played {
-    let table = TrumpTable::get(prep.trump, rules.ten_point);
+    let table = TrumpTable::get(prep.trump, rules.deck);
     let mut p = Played {
         winners: Vec::with_capacity(prep.cards.len()),
         revokes: Vec::new(),
@@ -313,10 +313,10 @@ pub fn prepare_hand(
     let Some(first) = tricks.first().copied() else {
         return prep;
     };
-    let tp = rules.ten_point;
+    let deck = rules.deck;
     let lead = first.plays.first().map(|p| p.card);
     let free_first = rules.first_trick_trump == FirstTrickTrump::Free;
-    let plain = TrumpTable::get(-1, tp);
+    let plain = TrumpTable::get(-1, deck);
     let mut p404 = false;
     if free_first {
         match &h.trump {
@@ -335,7 +335,7 @@ pub fn prepare_hand(
         }
     } else if let Some(lead) = lead {
         let named = h.trump.as_ref().map_or(-1, |t| i32::from(t.suit.index()));
-        let named_table = TrumpTable::get(named, tp);
+        let named_table = TrumpTable::get(named, deck);
         // where the discard was made after trump was named, the named trump stands whatever is led
         let named_first = named >= 0 && rules.has_exchange(n) && !h.exchanges.is_empty();
         let lead_is_named = named >= 0 && named_table.suit(lead) == named;
@@ -411,7 +411,7 @@ pub fn prepare_hand(
             prep.playable = false;
         }
     }
-    let table = TrumpTable::get(prep.trump, tp);
+    let table = TrumpTable::get(prep.trump, deck);
     let trump_mask = if prep.trump >= 0 { table.trumps() } else { 0 };
     if rules.has_exchange(n) {
         exchange(h, game, seats, rules, &mut prep, &mut dealt, trump_mask);
@@ -475,7 +475,7 @@ fn play_tricks(
 ) {
     let n = seats.n;
     let ni = n as i32;
-    let tp = rules.ten_point;
+    let deck = rules.deck;
     let dealer = prep.dealer;
     let seat_of_play = |p: &crate::notation::Play| p.player.map_or(-1, |x| seats.seat(x));
     // trumps_only: who still holds a trump, where the hands after the discard are known
@@ -837,7 +837,7 @@ fn play_tricks(
             let c = p.card;
             let mut set_aside = false;
             let slot = usize::from(c.index());
-            if !c.in_deck(tp) {
+            if !c.in_deck(deck) {
                 if !dealt.reported_outside_deck(c) {
                     prep.push(
                         super::exchange::not_in_deck(c, rules, t.meta.line, p.column)
@@ -948,7 +948,7 @@ fn play_tricks(
             || !absent.is_empty()
             || (!rules.trumps_only && plays.len() != n)
             || this_dup;
-        let table = TrumpTable::get(prep.trump, tp);
+        let table = TrumpTable::get(prep.trump, deck);
         last_winner = if cards.is_empty() {
             leader
         } else {
@@ -966,7 +966,7 @@ fn play_tricks(
         prep.trick_lines.push(t.meta.line);
         prep.play_cols.push(cols);
     }
-    let table = TrumpTable::get(prep.trump, tp);
+    let table = TrumpTable::get(prep.trump, deck);
     let bids_line = h.bids.as_ref().map(|b| b.meta.line);
     if let Some(bl) = bids_line {
         // a takeover by pitch must name a new suit (a smudge needs none)

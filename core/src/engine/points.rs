@@ -1,9 +1,10 @@
-//! The points of a hand: High, Low, Jack (Off-jack, jokers, Trey with the ten-point keys), Game.
+//! The points of a hand: High, Low, Jack (Off-jack, jokers, Trey with the ten-point keys; the
+//! Jick with `jick=on`), Game.
 
 use super::Seats;
 use super::play::Played;
 use crate::cards::{Card, JOKER_HIGH, JOKER_LOW, off_jack};
-use crate::rules::{GamePoint, Low, RuleSet};
+use crate::rules::{Deck, GamePoint, Low, RuleSet};
 
 /// One point of the hand: its name, the side that took it (-1: nobody), its worth, and why.
 #[derive(Clone, Debug)]
@@ -179,10 +180,14 @@ pub fn count_points(played: &Played, rules: &RuleSet, seats: &Seats, trump: u8) 
     });
     let jack = Card::of(9, trump);
     pts.awards.push(taken(jack, "Jack", 1));
-    if rules.ten_point {
-        pts.awards.push(taken(off_jack(trump), "Off-jack", 1));
-        pts.awards.push(taken(JOKER_HIGH, "High joker", 1));
-        pts.awards.push(taken(JOKER_LOW, "Low joker", 1));
+    match rules.deck {
+        Deck::Jokers => {
+            pts.awards.push(taken(off_jack(trump), "Off-jack", 1));
+            pts.awards.push(taken(JOKER_HIGH, "High joker", 1));
+            pts.awards.push(taken(JOKER_LOW, "Low joker", 1));
+        }
+        Deck::Jick => pts.awards.push(taken(off_jack(trump), "Jick", 1)),
+        Deck::Plain => {}
     }
     if rules.trey {
         pts.awards.push(taken(Card::of(1, trump), "Trey", 3));

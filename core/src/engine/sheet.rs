@@ -3,10 +3,10 @@
 
 use super::contract::score_hand;
 use super::play::FollowRule;
-use super::{Finding, GameResult, HandScore, Prepared, Seats, settlement};
+use super::{Finding, GameResult, HandScore, Prepared, Seats, Status, settlement};
 use crate::cards::{TrumpTable, off_jack, suit_name};
 use crate::notation::{Code, Game, Hand, ScoreLine};
-use crate::rules::{Follow, GoingOut, RuleSet, Smudge};
+use crate::rules::{AllPass, Follow, GoingOut, RuleSet, Smudge};
 
 /// The last line number of any statement of a hand.
 pub fn hand_end_line(h: &Hand) -> u32 {
@@ -98,6 +98,15 @@ pub fn explain(hs: &HandScore, prep: &Prepared, rules: &RuleSet, seats: &Seats) 
             parts.push(format!("{}{worth}: {}", a.name, p.why(a, seats)));
         }
     }
+    if hs.status == Status::ThrownIn && rules.all_pass == AllPass::DealerSetBack && prep.dealer >= 0
+    {
+        parts.push(format!(
+            "everybody passed: the hand is not played and the dealer {}'s side {} is set back {} (all_pass=dealer-set-back)",
+            seats.name(prep.dealer),
+            seats.side_name(seats.side(prep.dealer)).unwrap_or("nobody"),
+            rules.min_bid
+        ));
+    }
     if prep.pitcher >= 0 {
         let pitcher = seats.name(prep.pitcher);
         if prep.contract != 0 {
@@ -169,7 +178,7 @@ fn broken_rule(
     seat: i32,
     could: &str,
 ) -> (String, String) {
-    let table = TrumpTable::get(prep.trump, rules.ten_point);
+    let table = TrumpTable::get(prep.trump, rules.deck);
     let lead = prep.cards.first().and_then(|c| c.first()).copied();
     let led_card = prep.cards.get(t).and_then(|c| c.first()).copied();
     let led = led_card.map_or(-1, |c| table.suit(c));
@@ -190,8 +199,8 @@ fn broken_rule(
         );
     }
     let void = prep.held_before(seat, t) & table.mask(led) == 0;
-    // the ten-point deck's extra trumps, named where they are what the player should have played
-    let extra: Vec<&str> = if rules.ten_point && prep.trump >= 0 {
+    // the deck's extra trumps (jick, off-jack, jokers), named where they are what the player should have played
+    let extra: Vec<&str> = if rules.deck.off_jack_trump() && prep.trump >= 0 {
         let oj = off_jack(prep.trump as u8).name();
         could
             .split(' ')
@@ -314,10 +323,10 @@ fn going_out(
         scoring.retain(|&s| s != ps);
     }
     if let Some(p) = &hs.points {
-        for name in ["High", "Low", "Jack", "Game"] {
-            let owner = p.owner(name);
-            if owner >= 0 && scoring.contains(&owner) {
-                order.push((owner, 1));
+        // the points in counting order, each for what it is worth
+        for a in &p.awards {
+            if a.side >= 0 && scoring.contains(&a.side) {
+                order.push((a.side, a.worth));
             }
         }
     }
