@@ -17,7 +17,8 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from .cards import SUITS, effective_suit, mask_of, rank_of, suit_of, trump_strength
+from .cards import JACK_RANK, SUITS, effective_suit, make_card, mask_of, off_jack, rank_of, suit_of, trump_order, \
+    trump_strength
 from .engine import PITCH_VALUE, audit_games, legal_cards, resolve_rules, speaking_order, trick_winner_pos
 from .notation import (Bid, Bids, Deal, Exchange, Finding, Game, Hand, Holding, Named, Play, ScoreEntry, ScoreLine,
                        Tag, Trick, TrumpLine, Widow, parse_text, write_games)
@@ -39,9 +40,12 @@ def _strength(cards: list[int], suit: int, rules: Rules) -> int:
         return 0
     if rules.ten_point:  # many trumps take many of the ten points; the draw helps the bidder
         return len(trumps) + (trumps[0] >= 14) + 1
-    ranks = sorted((rank_of(c) for c in cards if suit_of(c) == suit), reverse=True)
-    est = (ranks[0] >= 11) + (ranks[-1] <= 2) + (9 in ranks) + (len(ranks) >= 3)
-    return est + (len(ranks) >= 4)
+    top = len(trump_order(suit, rules.deck_kind)) - 1  # the ace's strength
+    # High, Low, Jack (and the jick, where it is a point), and length
+    est = (trumps[0] >= top - 1) + (trumps[-1] <= 2) + (make_card(JACK_RANK, suit) in cards) + (len(trumps) >= 3)
+    if rules.deck_kind == "jick":
+        est += off_jack(suit) in cards
+    return est + (len(trumps) >= 4)
 
 
 def _best_suit(cards: list[int], rules: Rules) -> tuple[int, int]:
@@ -313,8 +317,13 @@ def _inject(game: Game, fault: str, rules: Rules, rng: random.Random) -> tuple[G
             trial = hands[:i] + [replace(h, tricks=tuple(tricks))]
             g = replace(game, hands=tuple(trial), winner=None)
             res = audit_games([g])[0]
-            codes = [f.code for f in res.findings if f.hand == h.number]
+            mine = [f for f in res.findings if f.hand == h.number]
+            codes = [f.code for f in mine]
             if codes.count("R501") != 1 or set(codes) - {"R501", "S601", "S602"}:
+                continue
+            # the revoke must be the swapped card's: a swap that changes a trick's taker can move the
+            # seats of a short-form record, and with them who appears to revoke
+            if not any(f.code == "R501" and f.subject == a.player and f.trick == t + 1 for f in mine):
                 continue
             # rewrite this hand's sheet with the penalty applied, then replay the rest
             hs = res.hands[-1]
