@@ -29,7 +29,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .cards import CARD_COUNT, CARD_NAMES, JOKER_HIGH, SUIT_NAMES, SUIT_SYMBOLS, SUITS, cards_of, off_jack, \
-    effective_suit, effective_suit_mask, make_card, sort_for_display, suit_of
+    effective_suit, effective_suit_mask, make_card, sort_for_display, suit_of, trump_order
 from .engine import GameResult, HandScore, legal_cards, trick_winner_pos
 from .findings import severity_of, sort_key
 from .notation import Finding, Game, Hand
@@ -458,7 +458,14 @@ def render_deal(view: HandView, layout: Layout = Layout(), trump_known: bool = T
         who = "every hand" if len(view.inferred) == len(view.players) else ", ".join(view.inferred)
         notes.append(Text(f"(no deal line for {who}: inferred from the cards played)", style="dim"))
     if trump is not None:
-        notes.append(Text("trumps first: ", style="dim").append_text(suit_text(trump, layout, name=True)))
+        note = Text("trumps first: ", style="dim").append_text(suit_text(trump, layout, name=True))
+        # the cards that are trumps outside their printed suit (the jick, the off-jack and jokers), by name
+        extra = [c for c in trump_order(trump, view.rules.deck_kind) if suit_of(c) != trump] if 0 <= trump <= 3 else []
+        if extra:
+            named = _taken_points(view)
+            note.append(", and ", style="dim").append_text(Text(", ").join(
+                Text.assemble(f"the {named.get(c, 'trump')} ", card_text(c, layout)) for c in extra))
+        notes.append(note)
     return Group(title, t, *notes, *_finding_lines(view.deal_findings, layout))
 
 
@@ -475,6 +482,11 @@ def contract_text(view: HandView, layout: Layout = Layout()) -> Text:
     if hs is None:
         return Text("The auction could not be judged (see the findings).")
     if hs.status == "thrown-in":
+        if rules.all_pass == "dealer-set-back" and view.dealer:
+            side = view.team_of(view.dealer)
+            who = f"the dealer {view.dealer}'s side {side} is" if side else f"the dealer {view.dealer} is"
+            return Text(f"Everybody passed: the hand is not played, and {who} set back {rules.min_bid} "
+                        "(all_pass=dealer-set-back).")
         again = " and the same dealer deals again" if rules.all_pass == "redeal" else ""
         return Text(f"Everybody passed: the hand is thrown in{again}.")
     if hs.pitcher is None:

@@ -83,7 +83,8 @@ KEYS: tuple[Key, ...] = (
     Key("game", "points needed to win the game", "int", bounds=(1, 999)),
     Key("count_down", "scores are kept as points still needed, counting down from `game` to 0", "bool"),
     Key("going_out", "who wins when several could reach the target in one hand: `pitcher-first` (the pitcher's "
-        "points count first, then High, Low, Jack, Game), `points-order` (sale points, then High, Low, Jack, Game), "
+        "points count first, then the others' in counting order, High, Low, Jack, ..., Game), `points-order` (sale "
+        "points, then every point in counting order), "
         "`bidder-only` (only a side that made its bid this hand can win)", "choice",
         ("pitcher-first", "points-order", "bidder-only")),
     Key("smudge", "what a top bid means: `none` (an ordinary bid), `wins-game` (all four points win the game at once "

@@ -26,3 +26,16 @@ def test_rules_doc_shows_every_preset_value():
 
     assert presets_markdown() in (ROOT / "docs" / "rules.md").read_text(), \
         "paste the output of auditor.rules.presets_markdown() into docs/rules.md"
+
+
+def test_the_smear_example_of_the_notation_doc_audits_clean():
+    from auditor.engine import audit_games
+    from auditor.notation import parse_text
+
+    doc = (ROOT / "docs" / "notation.md").read_text()
+    block = doc[doc.index("### Smear needs nothing new"):]
+    example = block[block.index("```\n") + 4:block.index("\n```", block.index("```\n") + 4)]
+    games, problems = parse_text(example + "\n")
+    (result,) = audit_games(games)
+    assert problems == [] and result.findings == []
+    assert [dict(h.score) for h in result.hands] == [{"NS": -2, "EW": 0}, {"NS": 3, "EW": 1}]

@@ -219,8 +219,9 @@ def test_sample_logs_give_exactly_their_documented_flaws():
         ("setback.pitch", 261, "R501"),
         ("partnership_variations.pitch", 76, "D206"), ("partnership_variations.pitch", 205, "P405"),
         ("partnership_variations.pitch", 307, "A309"), ("tenpoint.pitch", 68, "D206"), ("tenpoint.pitch", 237, "S601"),
-        ("tenpoint.pitch", 358, "R501"), ("tenpoint52.pitch", 106, "P407"), ("tenpoint52.pitch", 272, "S602")])
-    assert len(found) == 23  # two S601 lines name two players each
+        ("tenpoint.pitch", 358, "R501"), ("tenpoint52.pitch", 106, "P407"), ("tenpoint52.pitch", 272, "S602"),
+        ("smear.pitch", 122, "R501"), ("smear.pitch", 301, "S601"), ("smear.pitch", 481, "S602")])
+    assert len(found) == 26  # two S601 lines name two players each
 
 
 from hypothesis import given, settings  # noqa: E402

@@ -14,7 +14,7 @@ from auditor.notation import parse_text
 from auditor.replay import (Layout, build_hand_view, hand_frames, game_frames, render_game, render_hand,
                             render_index, run_steps, split_keys, with_footer)
 
-from .conftest import NOTATION_EXAMPLE
+from .conftest import GOLDEN, NOTATION_EXAMPLE
 from .test_engine_variants import MOON_MADE, PITCHING, TEN_POINT
 
 # Dee revokes in trick 2: hearts led, she holds T♥ 7♥ (and the trump 4♠) and plays 7♣.
@@ -310,6 +310,27 @@ def test_a_misdeal_is_one_short_screen():
     assert "Misdeal: the deal is void and passes to the left." in out
     assert "Trick" not in out and "Hands as dealt" not in out
     assert [f.label for f in hand_frames(view)] == ["misdeal"]
+
+
+def test_smear_the_jick_is_sorted_and_named_among_the_trumps():
+    text = (GOLDEN / "smear" / "clean_jick_follows_trump.pitch").read_text()
+    out = show(render_hand(view_of(text), Layout(100)), 100)
+    # hearts trump: Cal's J♦ is a trump, shown first in his hand, and named on the trumps line
+    assert re.search(r"Cal \(NS\)\s+J♦ K♠ 8♠ 7♠ 6♦ 4♣", out)
+    assert "trumps first: ♥ hearts, and the Jick J♦" in out
+    first = section(out, "Trick 1 of 6", "Trick 2 of 6")
+    assert "Carries: Jick J♦ → Bob · Low 4♥ → Dee (its holder)" in first
+    points = section(out, "Points", "Scores")
+    assert re.search(r"Jick\s+EW", points)
+
+
+def test_smear_an_all_pass_spells_out_the_dealers_set_back():
+    text = (GOLDEN / "smear" / "clean_all_pass_dealer_set_back.pitch").read_text()
+    view = view_of(text)
+    out = " ".join(show(render_hand(view, Layout(80)), 80).split())
+    assert ("Everybody passed: the hand is not played, and the dealer Ann's side NS is set back 2 "
+            "(all_pass=dealer-set-back).") in out
+    assert re.search(r"NS\s+—\s+-2\s+-2\s+-2\s+-2", show(render_hand(view, Layout(80)), 80))
 
 
 def test_a_missing_hand_is_a_lookup_error():

@@ -19,7 +19,7 @@ from .conftest import ROOT
 
 def test_every_column_is_documented_and_versioned():
     for name, schema in SCHEMAS.items():
-        assert schema.metadata[b"schema_version"] == b"3"
+        assert schema.metadata[b"schema_version"] == b"4"
         for f in schema:
             assert f.metadata[b"doc"], (name, f.name)
 
@@ -68,10 +68,11 @@ def tenpoint_logs(folder: Path) -> list[Path]:
     return out + [TENPOINT / "variations.pitch"]
 
 
-def trump_order(trump: str, ten_point: bool) -> list[str]:
-    """The trumps, highest first, as card tokens."""
+def trump_order(trump: str, deck_kind: str) -> list[str]:
+    """The trumps, highest first, as card tokens: the jick, or the off-jack and jokers, below the jack."""
     plain = [r + trump for r in "AKQJT98765432"]
-    return plain[:4] + ["J" + SAME_COLOUR[trump], "JKH", "JKL"] + plain[4:] if ten_point else plain
+    extra = {"plain": [], "jick": ["J" + SAME_COLOUR[trump]], "jokers": ["J" + SAME_COLOUR[trump], "JKH", "JKL"]}
+    return plain[:4] + extra[deck_kind] + plain[4:]
 
 
 def trick_winner(cards: list[str], trumps: list[str]) -> int:
@@ -98,7 +99,7 @@ def recount_hand(game, hand, rules) -> dict:
     side = lambda p: team_of.get(p, p)  # noqa: E731
     first = hand.tricks[0].plays[0].card
     trump = SUITS[hand.trump.suit] if hand.trump else CARD_NAMES[first][-1]
-    trumps = trump_order(trump, rules.ten_point)
+    trumps = trump_order(trump, rules.deck_kind)
     # the pitcher leads first: the highest bid, the first to make it (no steals in the ten-point presets)
     words = [(b.player, bid_number(b.word, rules)) for b in hand.bids.bids]
     leader = max(words, key=lambda pb: pb[1])[0]
@@ -122,6 +123,8 @@ def recount_hand(game, hand, rules) -> dict:
               "jack": took("J" + trump)}
     if rules.ten_point:
         points.update(off_jack=took("J" + SAME_COLOUR[trump]), high_joker=took("JKH"), low_joker=took("JKL"))
+    elif rules.jick:  # smear's jick: the same card as the off-jack, recorded in the same column
+        points["off_jack"] = took("J" + SAME_COLOUR[trump])
     if rules.trey:
         points["trey"] = took("3" + trump)
     count: dict[str, int] = {}
@@ -250,3 +253,40 @@ def test_moons_pitches_and_takeovers(tenpoint_ds):
     assert got == [("Dee", "pitch H", 4), ("Dee", "pitch", 4), ("Cal", "pitch D", 4)]
     (moon,) = [r for r in bids["moon-made", 12] if r["word"] == "moon"]
     assert moon["value"] == 10
+
+
+# --------------------------------------------------------------------------- smear, recounted
+
+
+def test_smear_hands_match_a_recount_of_the_records(tmp_path):
+    """The jick in the dataset: a trump in `plays` (keeping its printed suit), the Jick point in the
+    `off_jack` columns, five points in play, the all-pass hands not played, all as recounted."""
+    log = tmp_path / "smear.pitch"
+    log.write_text(simulate("smear", games=4, seed=4)[0], encoding="utf-8")  # seed 4: one all-pass
+    root = tmp_path / "ds"
+    assert import_paths([str(log)], root).findings == []
+    recounted = recount_logs([log])
+    hands, scores, plays = (rows_by_hand(root, t) for t in ("hands", "hand_scores", "plays"))
+    seen = {"jick taken": 0, "jick not in play": 0, "jick played": 0, "all passed": 0}
+    for key, (game, hand, rules, rc) in recounted.items():
+        (row,) = hands[key]
+        if rc is None:  # everybody passed: not played, the dealer's side set back 2
+            assert row["status"] == "thrown-in" and key not in scores, key
+            dealer_side = next(t for t, ps in game.teams.items() if hand.dealer.name in ps)
+            assert {e.key: e.value for e in hand.score.entries} == {t: -2 if t == dealer_side else 0
+                                                                     for t in game.teams}, key
+            seen["all passed"] += 1
+            continue
+        assert row["points_in_play"] == 5 and row["off_jack"] == rc["points"]["off_jack"], key
+        assert row["high_joker"] is None and row["trey"] is None, key
+        seen["jick taken" if rc["points"]["off_jack"] else "jick not in play"] += 1
+        for r in scores[key]:
+            assert r["points"] == rc["made"][r["side"]], key
+            assert r["off_jack"] == (rc["points"]["off_jack"] == r["side"]), key
+        jick = "J" + SAME_COLOUR[rc["trump"]]
+        for r in plays[key]:
+            assert r["trump"] == (r["card"] in rc["trumps"]), (key, r["card"])
+            if r["card"] == jick:
+                assert r["suit"] == jick[-1] and r["trump"]  # a trump that keeps its printed suit
+                seen["jick played"] += 1
+    assert all(seen.values()), seen

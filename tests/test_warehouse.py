@@ -84,8 +84,9 @@ def wh(request, fixture_ds):
     w.con.close()
 
 
-SIMULATED = ("auction", "partnership", "sell", "setback", "cutthroat", "tenpoint", "tenpoint52", "tenpoint trey=off")
-PRESETS = ("auction", "partnership", "sell", "setback", "cutthroat", "tenpoint", "tenpoint52")
+SIMULATED = ("auction", "partnership", "sell", "setback", "cutthroat", "tenpoint", "tenpoint52", "tenpoint trey=off",
+             "smear")
+PRESETS = ("auction", "partnership", "sell", "setback", "cutthroat", "tenpoint", "tenpoint52", "smear")
 
 
 @pytest.fixture(scope="module")
@@ -361,7 +362,8 @@ WITH h AS (
            count(*) FILTER (WHERE moon AND contract_made) AS moons_made,
            count(*) FILTER (WHERE high) AS high, count(*) FILTER (WHERE low) AS low,
            count(*) FILTER (WHERE jack) AS jack, count(*) FILTER (WHERE game_point) AS game_point,
-           count(off_jack) AS ten_point_hands, count(*) FILTER (WHERE off_jack) AS off_jack,
+           count(high_joker) AS ten_point_hands, count(off_jack) AS off_jack_hands,
+           count(*) FILTER (WHERE off_jack) AS off_jack,
            count(*) FILTER (WHERE high_joker) + count(*) FILTER (WHERE low_joker) AS jokers,
            count(trey) AS trey_hands, count(*) FILTER (WHERE trey) AS trey,
            sum(points)::BIGINT AS points, sum(points_in_play)::BIGINT AS points_in_play, sum(score)::BIGINT AS score,
@@ -394,7 +396,7 @@ def test_unit_stats_agree_with_the_per_hand_views(wh, simulated_ds, per):
             for k, col in (("high", "high_per_100"), ("low", "low_per_100"), ("jack", "jack_per_100"),
                            ("game_point", "game_per_100")):
                 assert abs(s[col] - round(100 * v[k] / v["hands"], 2)) < 0.006, (unit, k)
-            for k, col, d in (("off_jack", "off_jack_per_100", "ten_point_hands"),
+            for k, col, d in (("off_jack", "off_jack_per_100", "off_jack_hands"),
                               ("jokers", "jokers_per_100", "ten_point_hands"), ("trey", "trey_per_100", "trey_hands"),
                               ("points", "points_pct", "points_in_play")):
                 if v[d]:
@@ -617,7 +619,8 @@ def recount(dataset: Path, per: str) -> dict[str, dict]:
             for k in ("high", "low", "jack", "game_point"):
                 a[k] += bool(s[k])
             # the ten-point flags are null where the rule set has no such point (or the batch predates them)
-            a["ten_point_hands"] += s["off_jack"] is not None
+            a["ten_point_hands"] += s["high_joker"] is not None
+            a["off_jack_hands"] += s["off_jack"] is not None
             a["off_jack"] += bool(s["off_jack"])
             a["jokers"] += bool(s["high_joker"]) + bool(s["low_joker"])
             a["trey_hands"] += s["trey"] is not None
@@ -667,7 +670,7 @@ def recount(dataset: Path, per: str) -> dict[str, dict]:
             smudges_made=a["smudges_made"], moon_attempts=a["moon_attempts"], moons_made=a["moons_made"],
             high_per_100=rate(a["high"], n), low_per_100=rate(a["low"], n),
             jack_per_100=rate(a["jack"], n), game_per_100=rate(a["game_point"], n),
-            off_jack_per_100=rate(a["off_jack"], a["ten_point_hands"]),
+            off_jack_per_100=rate(a["off_jack"], a["off_jack_hands"]),
             jokers_per_100=rate(a["jokers"], a["ten_point_hands"]), trey_per_100=rate(a["trey"], a["trey_hands"]),
             points_per_hand=rate(a["points"], n, 1), points_pct=rate(a["points"], a["points_in_play"]),
             score_per_hand=rate(a["score"], n, 1), revokes=a["revokes"],
@@ -1081,8 +1084,38 @@ def test_stats_table_format_shows_the_ten_point_table_only_where_it_has_numbers(
     from auditor.cli import app
 
     root, _, _ = tenpoint_ds
-    title = "moons, and the ten-point points"
+    title = "moons, the ten-point points and the jick"
     out = CliRunner().invoke(app, ["stats", str(root), "--by", "team"])
     assert out.exit_code == 0 and title in out.stdout and "jokers per" in out.stdout
     out = CliRunner().invoke(app, ["stats", str(FIXTURES)])  # no ten-point game, no moon
     assert out.exit_code == 0 and title not in out.stdout and "moon" not in out.stdout
+
+
+# --------------------------------------------------------------------------- smear
+
+
+SMEAR_HANDS = ("clean_jick_follows_trump", "clean_low_is_the_jick", "clean_game_tie_jick_not_in_play",
+               "clean_bid_of_five_made")
+
+
+@pytest.mark.parametrize("stored", [False, True], ids=["raw tables", "stored counters"])
+def test_smear_the_jick_counts_in_the_off_jack_rate(tmp_path, stored):
+    """Four one-hand games, counted by hand (tests/golden/smear): the Jick taken by EW in the first,
+    by NS in the second and fourth, not in play in the third; no jokers, no trey."""
+    from .conftest import GOLDEN
+
+    root = tmp_path / "ds"
+    paths = [str(GOLDEN / "smear" / f"{name}.pitch") for name in SMEAR_HANDS]
+    import_paths(paths, root, summarize=summarize_batch if stored else None)
+    w = connect(root)
+    assert reads_counters(w) == stored
+    teams = by_name(stats(w, "team"), "team")
+    # hands: 4 each; the jick's point is known in all four (in play or not): the denominator
+    approx(teams["NS"], dict(hands=4, off_jack_per_100=50.0, jokers_per_100=None, trey_per_100=None,
+                             points_pct=45.0))  # NS took 0 + 3 + 1 + 5 of 4 x 5 points
+    approx(teams["EW"], dict(hands=4, off_jack_per_100=25.0, jokers_per_100=None, trey_per_100=None,
+                             points_pct=35.0))  # 4 + 1 + 2 + 0
+    ((jick_hands, tenpoint_hands),) = w.con.sql(
+        "SELECT sum(off_jack_hands), sum(ten_point_hands) FROM game_player_counters_live WHERE side_lead").fetchall()
+    assert (jick_hands, tenpoint_hands) == (8, 0)
+    w.con.close()

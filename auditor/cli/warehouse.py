@@ -82,12 +82,12 @@ STAT_GROUPS = (
                    "smudges_made")),
     ("points (per 100 played hands, and per hand)", ("high_per_100", "low_per_100", "jack_per_100", "game_per_100",
                                                      "points_per_hand", "points_pct", "score_per_hand")),
-    ("moons, and the ten-point points (per 100 hands in play)", ("moon_attempts", "moons_made", "off_jack_per_100",
-                                                                 "jokers_per_100", "trey_per_100")),
+    ("moons, the ten-point points and the jick (per 100 hands in play)",
+     ("moon_attempts", "moons_made", "off_jack_per_100", "jokers_per_100", "trey_per_100")),
     ("revokes, score sheet, settlement", ("revokes", "revokes_per_100", "scoring_errors", "settlement")),
 )
 # columns shown only where some row has something in them: the settlement (auction's club
-# settlement), the ten-point points (ten-point rule sets) and moons (smudge=moon)
+# settlement), the ten-point points and the jick (rule sets that have them) and moons (smudge=moon)
 _WHERE_USED = ("settlement", "off_jack_per_100", "jokers_per_100", "trey_per_100", "moon_attempts", "moons_made")
 
 

@@ -34,7 +34,7 @@
 -- column: high            the player's side took High
 -- column: low             the player's side got Low
 -- column: jack            the player's side took the jack of trumps
--- column: off_jack        ten-point: the player's side took the off-jack (null: no such point in the rule set)
+-- column: off_jack        the player's side took the off-jack (ten-point) or the jick (smear) (null: no such point in the rule set)
 -- column: high_joker      ten-point: the player's side took the high joker (null: no such point)
 -- column: low_joker       ten-point: the player's side took the low joker (null: no such point)
 -- column: trey            trey=on: the player's side took the three of trumps, worth three (null: trey=off)

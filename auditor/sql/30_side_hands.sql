@@ -26,7 +26,7 @@
 -- column: high            the side took High
 -- column: low             the side got Low
 -- column: jack            the side took the jack of trumps
--- column: off_jack        ten-point: the side took the off-jack (null: no such point in the rule set)
+-- column: off_jack        the side took the off-jack (ten-point) or the jick (smear) (null: no such point in the rule set)
 -- column: high_joker      ten-point: the side took the high joker (null: no such point)
 -- column: low_joker       ten-point: the side took the low joker (null: no such point)
 -- column: trey            trey=on: the side took the three of trumps (null: trey=off)

@@ -37,13 +37,14 @@
 -- column: low              side: played hands in which the side got Low
 -- column: jack             side: played hands in which the side took the jack of trumps
 -- column: game_point       side: played hands in which the side won Game on count
--- column: ten_point_hands  side: played hands of a ten-point rule set (those whose hand_scores.off_jack is known; none in batches of schema version 1)
--- column: off_jack         side: played hands in which the side took the off-jack
+-- column: ten_point_hands  side: played hands of a ten-point rule set (those whose hand_scores.high_joker is known; none in batches of schema version 1)
+-- column: off_jack_hands   side: played hands of a rule set with the off-jack or the jick (those whose hand_scores.off_jack is known)
+-- column: off_jack         side: played hands in which the side took the off-jack (ten-point) or the jick (smear)
 -- column: high_joker       side: played hands in which the side took the high joker
 -- column: low_joker        side: played hands in which the side took the low joker
 -- column: trey_hands       side: played hands of a rule set with trey=on (those whose hand_scores.trey is known)
 -- column: trey             side: played hands in which the side took the three of trumps
--- column: points           side: points taken (High, Low, Jack, Game, and the ten-point points) over played hands
+-- column: points           side: points taken (High, Low, Jack, Game, and the ten-point points or the Jick) over played hands
 -- column: points_in_play   side: what all the points of its played hands were worth together (4, 7 or 10 a hand)
 -- column: score            side: sum of the recomputed hand scores (null: no hand had one)
 -- column: set_back         side: points lost to failed contracts and revoke penalties over played hands
@@ -117,7 +118,8 @@ scored AS (
            count(*) FILTER (WHERE game_point) AS game_point,
            -- the ten-point flags are null where the rule set has no such point (and in batches
            -- written before they were recorded): their hands are the denominators
-           count(off_jack) AS ten_point_hands,
+           count(high_joker) AS ten_point_hands,
+           count(off_jack) AS off_jack_hands,
            count(*) FILTER (WHERE off_jack) AS off_jack,
            count(*) FILTER (WHERE high_joker) AS high_joker,
            count(*) FILTER (WHERE low_joker) AS low_joker,
@@ -156,6 +158,7 @@ SELECT g.game_id, g.game, g.event, g.date, g.preset, g.player, g.side,
        CAST(coalesce(sc.jack, 0) AS INTEGER) AS jack,
        CAST(coalesce(sc.game_point, 0) AS INTEGER) AS game_point,
        CAST(coalesce(sc.ten_point_hands, 0) AS INTEGER) AS ten_point_hands,
+       CAST(coalesce(sc.off_jack_hands, 0) AS INTEGER) AS off_jack_hands,
        CAST(coalesce(sc.off_jack, 0) AS INTEGER) AS off_jack,
        CAST(coalesce(sc.high_joker, 0) AS INTEGER) AS high_joker,
        CAST(coalesce(sc.low_joker, 0) AS INTEGER) AS low_joker,

@@ -50,7 +50,7 @@
 -- column: low_per_100         100 * hands in which the side got Low / hands
 -- column: jack_per_100        100 * hands in which the side took the jack of trumps / hands
 -- column: game_per_100        100 * hands in which the side won Game / hands
--- column: off_jack_per_100    100 * hands in which the side took the off-jack / played hands of ten-point rule sets (null: none)
+-- column: off_jack_per_100    100 * hands in which the side took the off-jack (ten-point) or the jick (smear) / played hands of rule sets with that point (null: none)
 -- column: jokers_per_100      jokers the side took (high and low, up to two a hand) per 100 played hands of ten-point rule sets (null: none)
 -- column: trey_per_100        100 * hands in which the side took the three of trumps / played hands of rule sets with trey=on (null: none)
 -- column: points_per_hand     points taken (High, Low, Jack, Game, and the ten-point points) per played hand, before contracts and penalties
@@ -122,6 +122,7 @@ sides AS (
            sum(jack) AS jack,
            sum(game_point) AS game_point,
            sum(ten_point_hands) AS ten_point_hands,
+           sum(off_jack_hands) AS off_jack_hands,
            sum(off_jack) AS off_jack,
            sum(high_joker + low_joker) AS jokers,
            sum(trey_hands) AS trey_hands,
@@ -162,7 +163,7 @@ SELECT unit,
        round(100 * low / nullif(hands, 0)::DOUBLE, 2) AS low_per_100,
        round(100 * jack / nullif(hands, 0)::DOUBLE, 2) AS jack_per_100,
        round(100 * game_point / nullif(hands, 0)::DOUBLE, 2) AS game_per_100,
-       round(100 * off_jack / nullif(ten_point_hands, 0)::DOUBLE, 2) AS off_jack_per_100,
+       round(100 * off_jack / nullif(off_jack_hands, 0)::DOUBLE, 2) AS off_jack_per_100,
        round(100 * jokers / nullif(ten_point_hands, 0)::DOUBLE, 2) AS jokers_per_100,
        round(100 * trey / nullif(trey_hands, 0)::DOUBLE, 2) AS trey_per_100,
        round(points / nullif(hands, 0)::DOUBLE, 2) AS points_per_hand,

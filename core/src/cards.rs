@@ -509,8 +509,15 @@ mod tests {
         let Some(jd) = Card::parse("JD") else {
             return;
         };
-        assert_eq!(hearts.suit(jd), 1, "the jick follows hearts, never diamonds");
-        let order: Vec<&str> = trump_order(1, Deck::Jick).into_iter().map(Card::name).collect();
+        assert_eq!(
+            hearts.suit(jd),
+            1,
+            "the jick follows hearts, never diamonds"
+        );
+        let order: Vec<&str> = trump_order(1, Deck::Jick)
+            .into_iter()
+            .map(Card::name)
+            .collect();
         assert_eq!(order[..6], ["AH", "KH", "QH", "JH", "JD", "TH"]);
         assert_eq!(hearts.mask(2) & jd.bit(), 0);
         assert_eq!(Card::parse("2H").map(|c| hearts.strength(c)), Some(0));

@@ -39,11 +39,13 @@ pub struct Rows {
     pub spans: Vec<Span>,
 }
 
-const EXTRA_POINTS: [(&str, &str); 4] = [
-    ("Off-jack", "off_jack"),
-    ("High joker", "high_joker"),
-    ("Low joker", "low_joker"),
-    ("Trey", "trey"),
+/// The points beyond High, Low, Jack and Game, by the `hand_scores` column that records
+/// them: the jack of trump's colour is one column, the off-jack of `deck=54` or smear's jick.
+const EXTRA_POINTS: [(&[&str], &str); 4] = [
+    (&["Off-jack", "Jick"], "off_jack"),
+    (&["High joker"], "high_joker"),
+    (&["Low joker"], "low_joker"),
+    (&["Trey"], "trey"),
 ];
 
 impl Rows {
@@ -584,8 +586,8 @@ impl Sink for Rows {
                     t.s("low_holder", Some(seat_name(p.low_holder)));
                     t.s("jack", award("Jack"));
                     t.i("jack_trick", p.jack_trick.map(i64::from));
-                    for (point, col) in EXTRA_POINTS {
-                        t.s(col, award(point));
+                    for (names, col) in EXTRA_POINTS {
+                        t.s(col, names.iter().find_map(|n| award(n)));
                     }
                     t.s("game_point", award("Game"));
                 }
@@ -861,9 +863,13 @@ impl Rows {
             t.b("high", Some(p.owner("High") == si));
             t.b("low", Some(p.owner("Low") == si));
             t.b("jack", Some(p.owner("Jack") == si));
-            for (point, col) in EXTRA_POINTS {
-                let in_rules = rules.is_some_and(|r| r.point_names.iter().any(|n| n == point));
-                t.b(col, in_rules.then(|| p.owner(point) == si));
+            for (names, col) in EXTRA_POINTS {
+                let point = rules.and_then(|r| {
+                    names
+                        .iter()
+                        .find(|name| r.point_names.iter().any(|n| n == *name))
+                });
+                t.b(col, point.map(|point| p.owner(point) == si));
             }
             t.b("game_point", Some(p.owner("Game") == si));
             t.i("count", Some(i64::from(at(&p.counts))));
