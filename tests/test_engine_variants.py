@@ -18,7 +18,9 @@ VARIANTS = [("tenpoint", "", 4), ("tenpoint", "", 6), ("tenpoint52", "", 4), ("t
             ("tenpoint", "trey=off game_point=ten", 4), ("tenpoint", "follow=strict", 4),
             ("tenpoint", "follow=free-when-void", 4), ("partnership", "players=6", 6),
             ("partnership", "pitching=on double_loss=on", 4), ("partnership", "draw=on pitching=on", 4),
-            ("tenpoint", "draw=on discard=all-non-trumps", 4)]
+            ("tenpoint", "draw=on discard=all-non-trumps", 4), ("smear", "", 4),
+            # the smear keys from other presets: the jick alone, the all-pass set-back for a player alone
+            ("cutthroat", "jick=on", 5), ("auction", "all_pass=dealer-set-back", 4)]
 
 
 def audit(text: str):
@@ -40,6 +42,11 @@ def test_clean_simulated_games_of_every_variation_give_no_findings(preset, keys,
         assert sum(any(p.card >= 52 for p in t.plays) for h in records for t in h.tricks) > 5  # jokers played
         assert any(h.made and max(h.made.values()) > 4 for h in hands)
         assert all(h.widow and h.exchanges for h in records if h.tricks)
+    if preset == "smear" or "jick" in keys:  # the jick's point was scored: five points awarded in a hand
+        assert any(sum(h.made.values()) == 5 for h in hands)
+    if "dealer-set-back" in keys:  # an all-pass sets the dealer (alone here) back 2
+        passed = [h for r in results for h in r.hands if h.status == "thrown-in"]
+        assert passed and all(sorted(h.score.values())[0] == -2 and sum(h.score.values()) == -2 for h in passed)
     if preset == "tenpoint52":  # players drop out: tricks with fewer cards than players
         assert any(len(t.plays) < players for h in records for t in h.tricks)
     if "pitching" in keys:
@@ -47,7 +54,7 @@ def test_clean_simulated_games_of_every_variation_give_no_findings(preset, keys,
         assert any(h.takeover for h in hands)
 
 
-@pytest.mark.parametrize("preset", ["tenpoint", "tenpoint52"])
+@pytest.mark.parametrize("preset", ["tenpoint", "tenpoint52", "smear"])
 def test_injected_faults_in_ten_point_games_are_found_once_each(preset):
     text, key = simulate(preset, games=5, seed=4, faults=("revoke", "score", "total", "winner"))
     games, _ = parse_text(text, "simulated")
