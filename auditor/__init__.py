@@ -1,3 +1,3 @@
 """auditor: replay and audit recorded hands of Pitch."""
 
-__version__ = "0.4.0"
+__version__ = "0.5.0"
