@@ -31,11 +31,12 @@ class Code:
     example: str
     severity: str = "error"
     kind: str = "input"  # input, deal, auction, play, revoke or score
+    fix: str = "none"  # what `auditor fix` does: none, safe (by default) or unsafe (--unsafe-fixes)
 
 
-#: Every code, declared once in the core (``core/src/findings.rs``): title, why it matters, example, severity.
-CATALOG: dict[str, Code] = {code: Code(code, title, why, example, severity, kind)
-                            for code, kind, severity, title, why, example in _core.catalog()}
+#: Every code, declared once in the core (``core/src/findings.rs``): title, why it matters, example, severity, fix.
+CATALOG: dict[str, Code] = {code: Code(code, title, why, example, severity, kind, fix)
+                            for code, kind, severity, title, why, example, fix in _core.catalog()}
 
 
 def kind_of(code: str) -> str:
@@ -117,13 +118,19 @@ def explain(code: str) -> str | None:
     if c is None:
         return None
     return (f"{c.code} ({c.kind}, {c.severity}): {c.title}\n\n"
-            f"Why it matters: {c.why}\n\nExample:\n    {c.example}\n")
+            f"Why it matters: {c.why}\n\nExample:\n    {c.example}\n\nFix: {_FIX_WORDS[c.fix]}\n")
+
+
+_FIX_WORDS = {"none": "none: a verdict, never changed in the record",
+              "safe": "safe: `auditor fix` corrects the line (arithmetic of the sheet itself)",
+              "unsafe": "unsafe: `auditor fix --unsafe-fixes` writes the audit's ruling into the line"}
 
 
 def catalog_markdown() -> str:
     """The catalog as a Markdown document (docs/findings.md is made from it)."""
     out = ["# Finding codes", "", "Generated from `auditor/findings.py` by `auditor explain --all`.", ""]
     for c in CATALOG.values():
-        out += [f"## {c.code}: {c.title}", "", f"Kind: `{c.kind}`; severity: `{c.severity}`.", "", c.why, "",
+        out += [f"## {c.code}: {c.title}", "", f"Kind: `{c.kind}`; severity: `{c.severity}`; fix: `{c.fix}`.", "",
+                c.why, "",
                 "```", c.example, "```", ""]
     return "\n".join(out)

@@ -43,11 +43,21 @@ def stderr_console() -> Console:
 
 
 def write_atomic(path: str | Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename."""
-    p = Path(path)
+    """Write ``data`` to ``path`` through a temporary file, flushed to disk, and a rename.
+
+    A file that exists keeps its mode, and a symlink the file it names: the rename replaces
+    the target, never the link.
+    """
+    p = Path(path).resolve() if Path(path).is_symlink() else Path(path)
+    mode = p.stat().st_mode & 0o7777 if p.exists() else None
     tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
     try:
-        tmp.write_bytes(data)
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
         os.replace(tmp, p)
     finally:
         tmp.unlink(missing_ok=True)

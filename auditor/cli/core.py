@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from ..engine import resolve_rules
-from ..findings import CATALOG, catalog_markdown, explain as explain_code, select, sort_key, to_csv, \
+from ..findings import CATALOG, by_code, catalog_markdown, explain as explain_code, select, sort_key, to_csv, \
     to_json, to_jsonl
 from ..notation import expand_paths, format_bytes
 from ..render import emit_rows, print_findings, progress_bar, stderr_console, stdout_console, summary_lines, \
@@ -102,15 +102,19 @@ def audit(
     out: Annotated[str | None, typer.Option("--out", help="also write scores and findings to this dataset")] = None,
     jobs: JobsOpt = CORES,
     scheduler: SchedulerOpt = None,
+    fix_: Annotated[bool, typer.Option("--fix", help="first correct the score sheets in the files (`auditor fix`)")] = False,
+    unsafe_fixes: Annotated[bool, typer.Option("--unsafe-fixes", help="with --fix, also apply the rulings (S601)")] = False,
 ) -> None:
     """Replay every hand and report revokes, illegal plays and scoring mistakes."""
     check_format(fmt, ("text", "json", "jsonl", "csv"))
     _check_rules(rules)
-    sel = [s for v in select_ for s in v.split(",") if s]
-    ign = [s for v in ignore for s in v.split(",") if s]
-    for prefix in sel + ign:  # a mistyped prefix would otherwise pass a CI gate silently
-        if not any(c.startswith(prefix.upper()) for c in CATALOG):
-            raise fail(f"no finding code starts with {prefix!r} (see `auditor explain --all`)")
+    sel, ign = _codes(select_), _codes(ignore)
+    if fix_ or unsafe_fixes:
+        if "-" in paths:
+            raise fail("--fix rewrites files, not stdin (`auditor fix -` prints the fixed log)")
+        if _fix_files(paths, diff=False, unsafe=unsafe_fixes, sel=sel, ign=ign, annotate=False, rules=rules,
+                      fmt="text", quiet_clean=True) == EXIT_FAILED:
+            raise typer.Exit(EXIT_FAILED)
     try:
         with progress_bar(_total_bytes(paths), "auditing") as tick:
             stats = process(paths, override=rules, out=out, progress=tick, jobs=jobs, scheduler=scheduler,
@@ -135,6 +139,90 @@ def audit(
             typer.echo(f"auditor: {f.message}", err=True)
         raise typer.Exit(EXIT_FAILED)
     raise typer.Exit(EXIT_FINDINGS if found else EXIT_CLEAN)
+
+
+def _codes(values: list[str]) -> list[str]:
+    """``--select``/``--ignore`` values, split on commas; a prefix no code has is refused."""
+    out = [s for v in values for s in v.split(",") if s]
+    for prefix in out:  # a mistyped prefix would otherwise pass a CI gate silently
+        if not any(c.startswith(prefix.upper()) for c in CATALOG):
+            raise fail(f"no finding code starts with {prefix!r} (see `auditor explain --all`)")
+    return out
+
+
+def _fix_files(paths: list[str], *, diff: bool, unsafe: bool, sel: list[str], ign: list[str], annotate: bool,
+               rules: str, fmt: str, quiet_clean: bool = False) -> int:
+    """Fix each file's score sheet (or show the diff); the exit status: 0 nothing left, 1 something left
+    (or, with ``diff``, something to fix), 2 a file could not be read, settled or written."""
+    from ..fix import FixError, fix_bytes
+
+    files, missing = expand_paths(paths)
+    err = stderr_console()
+    for m in missing:
+        err.print(f"auditor: {m.message}", markup=False)
+    status, reports = (EXIT_FAILED if missing else EXIT_CLEAN), []
+    for path in files:
+        label = "<stdin>" if path == "-" else path
+        try:
+            data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+            done = fix_bytes(data, label, unsafe=unsafe, select=tuple(sel), ignore=tuple(ign), annotate=annotate,
+                             override=rules)
+            if not diff and done.changed and path != "-":
+                write_atomic(path, done.after)
+        except (OSError, FixError) as e:
+            err.print(f"auditor: {label}: {getattr(e, 'strerror', None) or e}; left unchanged", markup=False)
+            status = EXIT_FAILED
+            continue
+        if path == "-" and not diff:
+            sys.stdout.buffer.write(done.after)  # the fixed log on stdout, as ruff does for stdin
+        elif diff and fmt == "text":
+            sys.stdout.write(done.diff())
+        reports.append(done)
+        left = len(done.remaining)
+        if status != EXIT_FAILED and ((diff and done.changed) or (not diff and left)):
+            status = EXIT_FINDINGS
+        if fmt == "text" and not (quiet_clean and not done.fixes):
+            err.print(_fix_summary(done, diff), markup=False, soft_wrap=True)
+    if fmt == "json":
+        sys.stdout.write(json.dumps({"files": [
+            {"file": d.path, "changed": d.changed, "fixes": [f.as_dict() for f in d.fixes],
+             "fixed": dict(sorted(d.counts().items())), "remaining": dict(sorted(by_code(d.remaining).items())),
+             "unsafe_fixes_available": d.unsafe_left} for d in reports]}, indent=2) + "\n")
+    return status
+
+
+def _fix_summary(done, diff: bool) -> str:
+    """``club.pitch: fixed 2 × S602, 1 × S603; 1 finding left that no fix addresses (R501 1)``."""
+    counts = done.counts()
+    verb = "would fix" if diff else "fixed"
+    head = f"{done.path}: {verb} " + ", ".join(f"{n} × {c}" for c, n in sorted(counts.items())) if counts \
+        else f"{done.path}: nothing to fix"
+    left = by_code(done.remaining)
+    if left:
+        n = sum(left.values())
+        head += (f"; {n} finding{'s' * (n != 1)} left (" + ", ".join(f"{c} {k}" for c, k in sorted(left.items())) + ")")
+        if done.unsafe_left and not diff:
+            head += f"; {done.unsafe_left} with an unsafe fix (--unsafe-fixes)"
+    return head
+
+
+@app.command()
+def fix(
+    paths: Paths,
+    diff: Annotated[bool, typer.Option("--diff", help="print a unified diff of the fixes and write nothing")] = False,
+    unsafe_fixes: Annotated[bool, typer.Option("--unsafe-fixes", help="also apply the audit's rulings: hand scores "
+                                               "replaced by the recomputed ones (S601)")] = False,
+    annotate: Annotated[bool, typer.Option("--annotate", help='append % fixed: was "..." to each changed line')] = False,
+    select_: Annotated[list[str], typer.Option("--select", help="only codes starting with these (repeatable)")] = [],
+    ignore: Annotated[list[str], typer.Option("--ignore", help="drop codes starting with these (repeatable)")] = [],
+    rules: RulesOpt = "",
+    fmt: Annotated[str, typer.Option("--format", help="text or json")] = "text",
+) -> None:
+    """Correct the score sheet in the log itself: safe fixes (totals, winner), unsafe ones with --unsafe-fixes."""
+    check_format(fmt, ("text", "json"))
+    _check_rules(rules)
+    raise typer.Exit(_fix_files(paths, diff=diff, unsafe=unsafe_fixes, sel=_codes(select_), ign=_codes(ignore),
+                                annotate=annotate, rules=rules, fmt=fmt))
 
 
 @app.command()
@@ -173,10 +261,7 @@ def fmt(
                 typer.echo(f"auditor: {path} left unchanged: {len(problems)} problem(s) would be lost in rewriting",
                            err=True)
                 continue
-            target = Path(path).resolve()  # through a symlink to the file it names, keeping its mode
-            mode = target.stat().st_mode & 0o7777
-            write_atomic(target, text.encode("utf-8"))
-            os.chmod(target, mode)
+            write_atomic(path, text.encode("utf-8"))  # through a symlink to the file it names, keeping its mode
         else:
             sys.stdout.write(text)
     raise typer.Exit(EXIT_FAILED if missing else status)
@@ -195,7 +280,8 @@ def explain(
         sys.stdout.write(catalog_markdown() if all_ or code is None else explain_code(codes[0]) or "")
         return
     if fmt == "json":
-        out = [dict(code=c.code, kind=c.kind, severity=c.severity, title=c.title, why=c.why, example=c.example)
+        out = [dict(code=c.code, kind=c.kind, severity=c.severity, title=c.title, why=c.why, example=c.example,
+                    fix=c.fix)
                for c in (CATALOG[x] for x in codes if x in CATALOG)]
         if not out:
             raise fail(f"unknown code {code!r}: see `auditor explain --all`")

@@ -1278,9 +1278,10 @@ fn split_file(py: Python<'_>, path: &str, chunk_bytes: u64) -> PyResult<Vec<(u64
         .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))
 }
 
-/// Every finding code's declaration: `[(code, kind, severity, title, why, example)]`.
+/// Every finding code's declaration: `[(code, kind, severity, title, why, example, fix)]`.
 #[pyfunction]
 fn catalog() -> Vec<(
+    &'static str,
     &'static str,
     &'static str,
     &'static str,
@@ -1298,6 +1299,7 @@ fn catalog() -> Vec<(
                 d.title,
                 d.why,
                 d.example,
+                d.fix.as_str(),
             )
         })
         .collect()
