@@ -49,9 +49,8 @@ pc = lazy("pyarrow.compute")
 pq = lazy("pyarrow.parquet")
 
 from . import _core
-from .engine import core_rules, resolve_rules
+from .engine import rules_resolver
 from .notation import Finding, _not_text, _rules_check, expand_paths
-from .rules import RulesError
 from .tables import SCHEMA_VERSION, SCHEMAS, TABLES, Rows, add_finding, load_schema_doc
 
 BATCH_HANDS = 5_000  # hands audited together (one engine batch)
@@ -356,7 +355,7 @@ def audit_chunk(chunk: Chunk, source: str, override: str, jobs: int, out: TaskRe
         return 0
     found, games, hands, cards, unscored, nbytes = _core.audit_file(
         chunk.path, chunk.start, chunk.end, chunk.first_line, chunk.first_game, jobs, _rules_check,
-        _resolver(override), source)
+        rules_resolver(override), source)
     out.findings.extend((None, f) for f in found)
     out.game_ids.extend([""] * games)
     out.hands += hands
@@ -364,15 +363,6 @@ def audit_chunk(chunk: Chunk, source: str, override: str, jobs: int, out: TaskRe
     out.unscored += unscored
     out.bytes += nbytes
     return games
-
-
-def _resolver(override: str):
-    def resolve(tag: str | None):
-        try:
-            return core_rules(resolve_rules(tag, override))
-        except RulesError:
-            return None
-    return resolve
 
 
 def arrow_tables(columns: dict[str, dict[str, tuple]]) -> dict[str, pa.Table]:
@@ -437,7 +427,7 @@ def import_chunk(chunk: Chunk, source: str, override: str, jobs: int, writer: Ba
     try:
         _, ids, legacy, games, hands, cards, unscored, nbytes = _core.import_file(
             chunk.path, chunk.start, chunk.end, chunk.first_line, chunk.first_game, jobs, _rules_check,
-            _resolver(override), schema, now_us, write, BATCH_HANDS, source)
+            rules_resolver(override), schema, now_us, write, BATCH_HANDS, source)
     finally:
         queue.put(None)
         thread.join()

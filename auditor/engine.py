@@ -52,6 +52,16 @@ def core_rules(rules: Rules) -> _core.Rules:
     return _core.Rules(rules)
 
 
+def rules_resolver(override: str = ""):
+    """A game's ``Rules`` tag to the core's rule set (``None``: not one), as the core's audit asks it."""
+    def resolve(tag: str | None) -> _core.Rules | None:
+        try:
+            return core_rules(resolve_rules(tag, override))
+        except RulesError:
+            return None
+    return resolve
+
+
 def trick_winner_pos(cards: Sequence[int], trump: int, deck_kind: str = "plain") -> int:
     """Position in play order of the card that takes a trick (the core's one definition)."""
     return _core.trick_winner(list(cards), trump, deck_kind)

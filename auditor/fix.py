@@ -42,9 +42,10 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .engine import audit_games
+from . import _core
+from .engine import rules_resolver
 from .findings import CATALOG, select as select_codes
-from .notation import Finding, Game, parse_stream
+from .notation import Finding, _rules_check, iter_games
 
 #: The codes a fix can address, and whether their fix is safe: the catalogue's declaration.
 FIXABLE = {c.code: c.fix == "safe" for c in CATALOG.values() if c.fix != "none"}
@@ -133,8 +134,9 @@ class _Lines:
             self.code[n] = code
         self.lines[n - 1] = text.encode("utf-8", "surrogateescape") + (b"\r" if cr else b"")
 
-    def data(self) -> bytes:
-        return b"\n".join(self.lines)
+    def data(self, lo: int = 1, hi: int | None = None) -> bytes:
+        """Lines ``lo`` to ``hi`` (1-based, inclusive; all by default), joined as they are in the file."""
+        return b"\n".join(self.lines[lo - 1:hi])
 
 
 def _line_ending(data: bytes) -> bytes:
@@ -158,11 +160,7 @@ def _set_entry(text: str, column: int, key: str, value: int) -> str | None:
     return f"{stripped}{sep}{key} {value}" + (body[len(stripped):] + pct + comment if pct else body[len(stripped):])
 
 
-def _game_of(games: list[Game], f: Finding) -> Game | None:
-    return next((g for g in games if g.name == f.game), None)
-
-
-def _plan(games: list[Game], findings: list[Finding], unsafe: bool, allowed) -> list[Finding]:
+def _plan(findings: list[Finding], unsafe: bool, allowed) -> list[Finding]:
     """The findings to fix in this pass: every S601 (unsafe), else the first S602 of each side
     in each game, else the safe S603s."""
     fixable = [f for f in findings if f.code in FIXABLE and allowed(f)]
@@ -177,19 +175,23 @@ def _plan(games: list[Game], findings: list[Finding], unsafe: bool, allowed) -> 
         return list(first.values())
     # the winner follows the written scores only where they agree with the audit
     disputed = {f.game for f in findings if f.code == "S601"}
-    return [f for f in fixable if f.code == "S603" and f.game not in disputed and _winner_fixable(games, f)]
+    return [f for f in fixable if f.code == "S603" and f.game not in disputed and _winner_fix(f) is not None]
 
 
-def _winner_fixable(games: list[Game], f: Finding) -> bool:
-    g = _game_of(games, f)
-    if g is None:
-        return False
-    if g.winner is not None and f.line == g.winner.line:
-        return True  # a wrong name, or named before anyone went out
-    return g.winner is None and f.recorded == "nothing"  # missing
+def _winner_fix(f: Finding) -> str | None:
+    """What an S603 asks of the winner line, from its two sides: ``replace`` a wrong name, ``remove``
+    a winner named before anyone went out, ``insert`` a missing one; ``None`` for hands played after
+    the win, which no fix may delete."""
+    if f.expected == "no more hands":
+        return None
+    if f.expected == "no winner yet":
+        return "remove"
+    if f.recorded == "nothing":
+        return "insert" if f.expected else None
+    return "replace" if f.expected else None
 
 
-def _apply(lines: _Lines, games: list[Game], f: Finding, eol: bytes) -> bool:
+def _apply(lines: _Lines, f: Finding, eol: bytes) -> bool:
     """Apply one finding's fix to ``lines``; False if the line is not what the finding says."""
     if f.code in ("S601", "S602"):
         if f.subject is None or f.expected is None or not f.line:
@@ -200,25 +202,22 @@ def _apply(lines: _Lines, games: list[Game], f: Finding, eol: bytes) -> bool:
             return False
         lines.set(f.line, new, cr, f.code)
         return True
-    g = _game_of(games, f)
-    if g is None:
-        return False
-    if g.winner is not None and f.line == g.winner.line:
+    how = _winner_fix(f)
+    if how == "remove":
+        lines.original.setdefault(f.line, lines.lines[f.line - 1])
+        lines.code.setdefault(f.line, f.code)
+        lines.removed.add(f.line)
+        return True
+    if how == "insert":
+        cr = b"\r" if eol == b"\r\n" else b""
+        lines.inserted.setdefault(f.line, []).append(f"winner {f.expected}".encode() + cr)
+        return True
+    if how == "replace":
         text, cr = lines.text(f.line)
-        if f.expected == "no winner yet":  # named before anyone went out: the line goes
-            lines.original.setdefault(f.line, lines.lines[f.line - 1])
-            lines.code.setdefault(f.line, f.code)
-            lines.removed.add(f.line)
-            return True
         m = _WINNER.match(text, max(f.column - 1, 0))
         if m is None or not f.expected:
             return False
         lines.set(f.line, text[:m.start()] + f.expected + text[m.end():], cr, f.code)
-        return True
-    if g.winner is None and f.recorded == "nothing" and f.expected:
-        at = f.line
-        cr = eol == b"\r\n"
-        lines.inserted.setdefault(at, []).append(f"winner {f.expected}".encode() + (b"\r" if cr else b""))
         return True
     return False
 
@@ -237,28 +236,52 @@ def _materialise(lines: _Lines) -> bytes:
     return b"\n".join(out)
 
 
+def _settle(lines: _Lines, lo: int, hi: int, index: int, path: str, override: str, unsafe: bool, allowed,
+            eol: bytes) -> None:
+    """Fix one game (lines ``lo`` to ``hi``) pass by pass until nothing fixable is left in it."""
+    pending: list[Finding] = []  # winner lines added or removed wait for the end: one settles per game
+    for _ in range(MAX_PASSES):
+        findings = _audit(lines.data(lo, hi), path, override, lo, index)
+        todo = [f for f in _plan(findings, unsafe, allowed)
+                if not any(p.game == f.game and p.code == "S603" for p in pending)]
+        # right to left along each line, so a number made longer leaves the columns before it in place
+        applied = [f for f in sorted(todo, key=lambda f: (f.line, -f.column)) if _apply(lines, f, eol)]
+        pending += [f for f in applied if f.code == "S603" and (f.line in lines.removed or f.line in lines.inserted)]
+        if not applied:
+            return
+    raise FixError(f"{path}: the fixes did not settle after {MAX_PASSES} passes; the file is left as it was")
+
+
+def _audit(data: bytes, path: str, override: str, first_line: int = 1, first_game: int = 0) -> list[Finding]:
+    """Every finding of ``data`` (lines numbered from ``first_line``, after ``first_game`` games): the core's audit."""
+    return _core.audit_bytes(data, path, first_line, first_game, _rules_check, rules_resolver(override))
+
+
+def _spans(data: bytes, path: str) -> list[tuple[str, int, int]]:
+    """Each game's name and first and last line."""
+    games = [g for gs, _ in iter_games(io.BytesIO(data), path) for g in gs]
+    last = data.count(b"\n") + 1
+    return [(g.name, g.line, (games[i + 1].line - 1) if i + 1 < len(games) else last) for i, g in enumerate(games)]
+
+
 def fix_bytes(data: bytes, path: str, *, unsafe: bool = False, select: tuple[str, ...] = (),
               ignore: tuple[str, ...] = (), annotate: bool = False, override: str = "") -> FileFixes:
-    """Fix the score sheet of ``data`` (one file's bytes); raises :class:`FixError` if it does not settle."""
+    """Fix the score sheet of ``data`` (one file's bytes); raises :class:`FixError` if it does not settle.
+
+    Each game is settled on its own lines (a sheet never reaches into the next game), so the
+    passes a long carried slip needs cost that game's size, not the file's.
+    """
     allowed_codes = set(c.code for c in select_codes(
         [Finding(code, "") for code in FIXABLE], select, ignore))
     allowed = lambda f: f.code in allowed_codes  # noqa: E731
     eol = _line_ending(data)
     lines = _Lines(data)
-    pending: list[Finding] = []  # winner lines added or removed wait for the end: one settles per game
-    for _ in range(MAX_PASSES):
-        games, problems = parse_stream(io.BytesIO(lines.data()), path)
-        results = audit_games(games, override)
-        findings = problems + [x for r in results for x in r.findings]
-        todo = [f for f in _plan(games, findings, unsafe, allowed)
-                if not any(p.game == f.game and p.code == "S603" for p in pending)]
-        # right to left along each line, so a number made longer leaves the columns before it in place
-        applied = [f for f in sorted(todo, key=lambda f: (f.line, -f.column)) if _apply(lines, games, f, eol)]
-        pending += [f for f in applied if f.code == "S603" and (f.line in lines.removed or f.line in lines.inserted)]
-        if not applied:
-            break
-    else:
-        raise FixError(f"{path}: the fixes did not settle after {MAX_PASSES} passes; the file is left as it was")
+    findings = _audit(data, path, override)
+    wanted = {f.game for f in findings if f.code in FIXABLE and allowed(f)}
+    if wanted:
+        for i, (name, lo, hi) in enumerate(_spans(data, path)):
+            if name in wanted:
+                _settle(lines, lo, hi, i, path, override, unsafe, allowed, eol)
     fixes: list[Fix] = []
     for n in sorted(lines.original):
         before, code = lines.original[n] or b"", lines.code[n]
@@ -276,9 +299,7 @@ def fix_bytes(data: bytes, path: str, *, unsafe: bool = False, select: tuple[str
         fixes += [Fix(path, n + 1, "S603", True, None, _shown(a)) for a in lines.inserted[n]]
     after = _materialise(lines)
     if after != data:
-        games, problems = parse_stream(io.BytesIO(after), path)
-        results = audit_games(games, override)
-        findings = problems + [x for r in results for x in r.findings]
+        findings = _audit(after, path, override)
     remaining = select_codes(findings, select, ignore)
     unsafe_left = sum(1 for f in remaining if f.code == "S601" and allowed(f))
     return FileFixes(path, data, after, fixes, remaining, unsafe_left)

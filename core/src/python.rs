@@ -1068,6 +1068,46 @@ fn audit_file<'py>(
     ))
 }
 
+/// Audit the log in `data` (bytes already in memory: `auditor fix` between its passes), lines
+/// numbered from `first_line` after `first_game` games. Returns the findings, as `audit_file`.
+#[pyfunction]
+#[pyo3(signature = (data, source, first_line, first_game, rules_check, resolve))]
+fn audit_bytes<'py>(
+    py: Python<'py>,
+    data: Vec<u8>,
+    source: &str,
+    first_line: u32,
+    first_game: u32,
+    rules_check: Py<PyAny>,
+    resolve: Py<PyAny>,
+) -> PyResult<Bound<'py, PyList>> {
+    let check = shared_check(rules_check);
+    let resolve = resolver(resolve);
+    let name = source.to_string();
+    let summary = py
+        .detach(move || {
+            crate::audit::audit_stream(
+                std::io::Cursor::new(data),
+                &name,
+                first_line,
+                first_game,
+                1,
+                &check,
+                &resolve,
+                &|| crate::audit::NoRows,
+                &mut |_, _, _| {},
+            )
+        })
+        .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))?;
+    let c = classes(py)?;
+    let source = PyString::new(py, source).into_any();
+    let out = PyList::empty(py);
+    for r in &summary.findings {
+        out.append(reported_py(py, c, r, &source)?)?;
+    }
+    Ok(out)
+}
+
 fn table_py<'py>(py: Python<'py>, t: &crate::columns::Table) -> PyResult<Bound<'py, PyDict>> {
     use crate::columns::{Kind, bitmap, int_bytes, offset_bytes};
     use pyo3::types::PyBytes;
@@ -1562,6 +1602,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(audit_records, m)?)?;
     m.add_function(wrap_pyfunction!(trick_winner, m)?)?;
     m.add_function(wrap_pyfunction!(audit_file, m)?)?;
+    m.add_function(wrap_pyfunction!(audit_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(import_file, m)?)?;
     m.add_function(wrap_pyfunction!(split_file, m)?)?;
     m.add_function(wrap_pyfunction!(catalog, m)?)?;
