@@ -1039,7 +1039,7 @@ fn audit_file<'py>(
                 Box::new(f)
             };
             let input = std::io::BufReader::with_capacity(1 << 20, input);
-            crate::audit::audit_stream(
+            audit_findings(
                 input,
                 &source_name,
                 first_line,
@@ -1047,19 +1047,11 @@ fn audit_file<'py>(
                 jobs,
                 &check,
                 &resolve,
-                &|| crate::audit::NoRows,
-                &mut |_, _, _| {},
             )
         })
         .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))?;
-    let c = classes(py)?;
-    let source = PyString::new(py, &source).into_any();
-    let out = PyList::empty(py);
-    for r in &summary.findings {
-        out.append(reported_py(py, c, r, &source)?)?;
-    }
     Ok((
-        out,
+        findings_py(py, &summary, &source)?,
         summary.games,
         summary.hands,
         summary.cards,
@@ -1086,19 +1078,42 @@ fn audit_bytes<'py>(
     let name = source.to_string();
     let summary = py
         .detach(move || {
-            crate::audit::audit_stream(
-                std::io::Cursor::new(data),
-                &name,
-                first_line,
-                first_game,
-                1,
-                &check,
-                &resolve,
-                &|| crate::audit::NoRows,
-                &mut |_, _, _| {},
-            )
+            let input = std::io::Cursor::new(data);
+            audit_findings(input, &name, first_line, first_game, 1, &check, &resolve)
         })
         .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))?;
+    findings_py(py, &summary, source)
+}
+
+/// The audit of a stream for its findings and counts alone: no table rows.
+fn audit_findings(
+    input: impl std::io::Read,
+    source: &str,
+    first_line: u32,
+    first_game: u32,
+    jobs: usize,
+    check: &(dyn Fn() -> parser::RulesCheck + Sync),
+    resolve: &crate::audit::Resolver,
+) -> std::io::Result<crate::audit::Summary> {
+    crate::audit::audit_stream(
+        input,
+        source,
+        first_line,
+        first_game,
+        jobs,
+        check,
+        resolve,
+        &|| crate::audit::NoRows,
+        &mut |_, _, _| {},
+    )
+}
+
+/// An audit's findings as `auditor.notation.Finding` objects, each naming `source`.
+fn findings_py<'py>(
+    py: Python<'py>,
+    summary: &crate::audit::Summary,
+    source: &str,
+) -> PyResult<Bound<'py, PyList>> {
     let c = classes(py)?;
     let source = PyString::new(py, source).into_any();
     let out = PyList::empty(py);
