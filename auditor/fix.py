@@ -52,6 +52,8 @@ FIXABLE = {c.code: c.fix == "safe" for c in CATALOG.values() if c.fix != "none"}
 #: Passes before a file is given up as not settling (a slip carried through every hand of a
 #: long game takes one pass per hand).
 MAX_PASSES = 400
+#: Rounds over the file: one more after each round that removed or added a winner line.
+MAX_ROUNDS = 4
 
 # a score or total entry: the key, spaces, the number (a `+` sign allowed)
 _ENTRY = re.compile(r"[^\s,]+\s+([+-]?\d+)")
@@ -269,19 +271,43 @@ def fix_bytes(data: bytes, path: str, *, unsafe: bool = False, select: tuple[str
     """Fix the score sheet of ``data`` (one file's bytes); raises :class:`FixError` if it does not settle.
 
     Each game is settled on its own lines (a sheet never reaches into the next game), so the
-    passes a long carried slip needs cost that game's size, not the file's.
+    passes a long carried slip needs cost that game's size, not the file's.  A winner line
+    removed or added settles at the end of a round; another round follows (a second winner
+    line the parser had ignored counts once the first is gone).
     """
     allowed_codes = set(c.code for c in select_codes(
         [Finding(code, "") for code in FIXABLE], select, ignore))
     allowed = lambda f: f.code in allowed_codes  # noqa: E731
-    eol = _line_ending(data)
-    lines = _Lines(data)
+    current, fixes = data, []
     findings = _audit(data, path, override)
+    for _ in range(MAX_ROUNDS):
+        after, done, moved = _round(current, findings, path, unsafe, allowed, annotate, override)
+        fixes += done
+        if after != current:
+            findings = _audit(after, path, override)
+        current = after
+        if not moved:
+            break
+    else:
+        raise FixError(f"{path}: the winner lines did not settle after {MAX_ROUNDS} rounds; the file is left as it was")
+    remaining = select_codes(findings, select, ignore)
+    unsafe_left = sum(1 for f in remaining if f.code == "S601" and allowed(f))
+    return FileFixes(path, data, current, fixes, remaining, unsafe_left)
+
+
+def _round(data: bytes, findings: list[Finding], path: str, unsafe: bool, allowed, annotate: bool,
+           override: str) -> tuple[bytes, list[Fix], bool]:
+    """One round over the file: every game settled; the bytes after, the lines fixed, and whether a
+    line was removed or added."""
+    lines = _Lines(data)
     wanted = {f.game for f in findings if f.code in FIXABLE and allowed(f)}
-    if wanted:
-        for i, (name, lo, hi) in enumerate(_spans(data, path)):
-            if name in wanted:
-                _settle(lines, lo, hi, i, path, override, unsafe, allowed, eol)
+    if not wanted:
+        return data, [], False
+    eol = _line_ending(data)
+    for i, (name, lo, hi) in enumerate(_spans(data, path)):
+        if name in wanted:
+            _settle(lines, lo, hi, i, path, override, unsafe, allowed, eol)
+    moved = bool(lines.removed or lines.inserted)
     fixes: list[Fix] = []
     for n in sorted(lines.original):
         before, code = lines.original[n] or b"", lines.code[n]
@@ -297,12 +323,7 @@ def fix_bytes(data: bytes, path: str, *, unsafe: bool = False, select: tuple[str
         fixes.append(Fix(path, n, code, FIXABLE[code], _shown(before), None if now is None else _shown(now)))
     for n in sorted(lines.inserted):
         fixes += [Fix(path, n + 1, "S603", True, None, _shown(a)) for a in lines.inserted[n]]
-    after = _materialise(lines)
-    if after != data:
-        findings = _audit(after, path, override)
-    remaining = select_codes(findings, select, ignore)
-    unsafe_left = sum(1 for f in remaining if f.code == "S601" and allowed(f))
-    return FileFixes(path, data, after, fixes, remaining, unsafe_left)
+    return _materialise(lines), fixes, moved
 
 
 def _quoted(raw: bytes) -> str:
