@@ -1,4 +1,4 @@
-"""The dataset on disk, and the pipeline that fills it: chunks, worker processes, a Dask cluster.
+"""The dataset on disk, and the pipeline that fills it: chunks, the core's threads, a Dask cluster.
 
 Layout (Hive-partitioned Parquet, append-only)::
 
@@ -17,8 +17,9 @@ by the hash of their canonical text, so importing the same game twice adds nothi
 
 Work is cut into tasks (a file, or a chunk of a large file cut at a game boundary; small
 files grouped to about :data:`CHUNK_BYTES`).  A task parses, audits and writes a staged
-batch; the same task runs in this process, in worker processes (``jobs``) or on a Dask
-cluster (``scheduler``), so the three give the same dataset.
+batch; the same task runs in this process, on ``jobs`` threads of the core, or on a Dask
+cluster (``scheduler``), so the two give the same dataset.  No worker process is started
+for a local run: killing an import leaves nothing running.
 """
 
 from __future__ import annotations
@@ -35,7 +36,6 @@ import sys
 import tempfile
 import threading
 import uuid
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -231,13 +231,66 @@ class BatchWriter:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def file_checksum(path: Path) -> str:
+    """The BLAKE2b-128 of a file's bytes, as the manifest records it for every batch file."""
+    h = hashlib.blake2b(digest_size=16)
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def generation_of(root: Path) -> int | None:
+    """The number of the generation ``current`` names (0: no ``current`` link); None if it is dangling."""
+    link = root / "current"
+    if not link.is_symlink() and not link.exists():
+        return 0
+    target = Path(os.readlink(link)) if link.is_symlink() else link
+    if not (root / target / "manifest.json").is_file() or not target.name.isdigit():
+        return None
+    return int(target.name)
+
+
+def recover(root: Path) -> list[Path]:
+    """Undo what an interrupted publish left (the caller holds the lock); returns what it removed.
+
+    A generation above the published one was built but never published: ``current`` still
+    names the one before, which readers kept seeing.  It is rolled back, with any half-built
+    generation and temporary link; the store's unreferenced batches go with the next sweep.
+    A dangling ``current`` is not guessed at: :class:`DatasetError` (``auditor check --repair``).
+    """
+    published = generation_of(root)
+    gens = root / "gens"
+    if published is None:
+        raise DatasetError(errno.EIO, f"the dataset {root} is damaged: its `current` link names no complete "
+                           "generation; run `auditor check --repair` first")
+    numbers = sorted(int(p.name) for p in gens.iterdir() if p.name.isdigit()) if gens.is_dir() else []
+    if published == 0 and numbers and numbers != [1]:
+        raise DatasetError(errno.EIO, f"the dataset {root} is damaged: it has generations but no `current` link; "
+                           "run `auditor check --repair` first")
+    removed: list[Path] = []
+    for p in sorted(gens.iterdir()) if gens.is_dir() else ():
+        if (p.name.isdigit() and int(p.name) > published) or p.name.startswith("."):
+            shutil.rmtree(p)
+            removed.append(p)
+    for p in root.glob(".current.*"):
+        p.unlink()
+        removed.append(p)
+    if removed:
+        _fsync_dir(gens)
+    return removed
+
+
 def publish(root: Path, new: dict[str, dict], drop: Iterable[str] = ()) -> int:
     """Move staged batches into the store and publish the next generation; returns its number.
 
     ``new`` maps batch ids (folders under ``staging/``) to their manifest entries; ``drop``
     names published batches the new generation leaves out (``compact``).  The caller holds
-    the dataset's lock.
+    the dataset's lock.  The protocol (docs/dataset.md): every file and folder reaches the
+    disk before the one rename of ``current`` publishes it; what an interrupted run leaves
+    is rolled back by the next writer (:func:`recover`).
     """
+    recover(root)
     manifest = read_manifest(root)
     batches = {k: v for k, v in manifest["batches"].items() if k not in set(drop)}
     store = root / "store"
@@ -245,11 +298,16 @@ def publish(root: Path, new: dict[str, dict], drop: Iterable[str] = ()) -> int:
     for batch, entry in new.items():
         target = store / batch
         staged = root / "staging" / batch
+        # what each file should read, checked by `auditor check` (derived files were added after close)
+        entry = {**entry, "checksums": {f.name: file_checksum(f) for f in sorted((
+            staged if staged.exists() else target).iterdir())}}
         if target.exists():
             shutil.rmtree(staged, ignore_errors=True)
         else:
+            _fsync_dir(staged)
             os.replace(staged, target)
         batches[batch] = entry
+    _fsync_dir(store)
     gen = manifest["generation"] + 1
     gens = root / "gens"
     gens.mkdir(exist_ok=True)
@@ -260,9 +318,12 @@ def publish(root: Path, new: dict[str, dict], drop: Iterable[str] = ()) -> int:
         part.mkdir()
         for f in (store / batch).iterdir():
             os.link(f, part / f.name)
+        _fsync_dir(part)
     write_file_atomic(building / "manifest.json", json.dumps(
         {"schema_version": SCHEMA_VERSION, "generation": gen, "batches": batches}, indent=1).encode())
+    _fsync_dir(building)
     os.replace(building, gens / str(gen))
+    _fsync_dir(gens)
     link = root / f".current.{uuid.uuid4().hex}"
     os.symlink(Path("gens") / str(gen), link)
     os.replace(link, root / "current")  # the one step that publishes
@@ -292,6 +353,14 @@ def _sweep(root: Path) -> None:
 
 def _clear_staging(root: Path) -> None:
     shutil.rmtree(root / "staging", ignore_errors=True)
+
+
+def _tidy(root: Path) -> None:
+    """What an interrupted writer left, undone by the next one before it writes (the caller holds the lock)."""
+    recover(root)
+    _clear_staging(root)
+    if generation_of(root):
+        _sweep(root)
 
 
 # --------------------------------------------------------------------------- tasks
@@ -534,29 +603,17 @@ class ImportStats:
 
 
 class _Runner:
-    """Runs tasks here, in a process pool, or on a Dask cluster; yields results in task order."""
+    """Runs tasks on a Dask cluster; yields results in task order.
+
+    Local runs need no worker process: the core parses, audits and fills the columns on
+    threads of this one, so killing an import leaves nothing running behind it.
+    """
 
     def __init__(self, jobs: int, scheduler: str | None):
         self.jobs, self.scheduler = jobs, scheduler
 
     def run(self, tasks: list[list[Chunk]], args: tuple) -> Iterator[TaskResult]:
-        if self.scheduler:
-            yield from self._dask(tasks, args)
-        elif self.jobs <= 1 or len(tasks) <= 1:
-            for t in tasks:
-                yield run_task(t, *args)
-        else:
-            import multiprocessing as mp  # here: a process pool is the rare path, and its import is slow
-            from concurrent.futures import ProcessPoolExecutor
-
-            with ProcessPoolExecutor(max_workers=self.jobs, mp_context=mp.get_context("spawn")) as pool:
-                window: deque = deque()
-                for t in tasks:  # a bounded number in flight keeps memory flat
-                    window.append(pool.submit(run_task, t, *args))
-                    if len(window) >= 2 * self.jobs:
-                        yield window.popleft().result()
-                while window:
-                    yield window.popleft().result()
+        yield from self._dask(tasks, args)
 
     def _dask(self, tasks: list[list[Chunk]], args: tuple) -> Iterator[TaskResult]:
         try:
@@ -610,7 +667,7 @@ def process(paths: Iterable[str], *, override: str = "", out: str | Path | None 
         return stats
     with locked(root):
         try:
-            _clear_staging(root)
+            _tidy(root)
             staging = root / "staging"
             staging.mkdir()
             known = known_game_ids(root)
@@ -775,7 +832,7 @@ def _check_dataset_path(root: Path) -> None:
     """Refuse to write a dataset into a folder that holds something else (a folder of logs, /)."""
     if root.exists() and not root.is_dir():
         raise DatasetError(errno.ENOTDIR, f"{root} is a file, not a dataset folder")
-    if root.is_dir() and not (root / "current").exists():
+    if root.is_dir() and not ((root / "current").exists() or (root / "current").is_symlink()):
         others = [p.name for p in root.iterdir() if p.name not in (".lock", "staging", "store", "gens")]
         if others:
             raise DatasetError(errno.EEXIST, f"{root} is a folder that is not a dataset (it holds "
@@ -803,11 +860,11 @@ def compact(root: str | Path, target_rows: int = 2_000_000, summarize: Summarize
     """
     root = Path(root)
     with locked(root):
+        _tidy(root)
         manifest = read_manifest(root)
         batches = list(manifest["batches"])
         if len(batches) < 2:
             return len(batches), len(batches)
-        _clear_staging(root)
         (root / "staging").mkdir()
         gen = current(root)
         groups: list[list[str]] = [[]]

@@ -36,7 +36,9 @@ from __future__ import annotations
 import datetime as dt
 import io
 import re
+import shutil
 import tempfile
+import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -82,6 +84,7 @@ STAT_UNITS = ("player", "team")
 # from the raw tables, and the connection variable that tells unit_stats which one to read.
 SUMMARY_TABLE = "game_player_counters"
 SUMMARY_VIEW = "game_player_counters_live"
+_SUMMARY_SQL = "35_game_player_counters.sql"  # the file that defines it
 _SUMMARY_VARIABLE = "auditor_summaries"
 
 
@@ -202,12 +205,15 @@ def _raw_view_sql(table: str, source: str | None, by_name: bool = False) -> str:
             f"(SELECT * FROM read_parquet({_quote(source)}, hive_partitioning = false, union_by_name = true)))")
 
 
-def _derived_views(con: duckdb.DuckDBPyConnection) -> None:
-    """Run the SQL files over the raw views already defined in ``con``."""
+def _derived_views(con: duckdb.DuckDBPyConnection, through: str | None = None) -> None:
+    """Run the SQL files over the raw views already defined in ``con``: all, or those up to the
+    file named ``through`` (each file reads only the files before it)."""
     # 00_rule_sets.sql copies this into the table rule_sets
     con.register("_rule_sets_source", _rule_sets(con))
-    for _, text in sql_files():
+    for name, text in sql_files():
         con.execute(text)
+        if name == through:
+            break
     con.unregister("_rule_sets_source")
 
 
@@ -246,7 +252,7 @@ def connect(dataset: str | Path | None, *, summaries: bool = True) -> Warehouse:
     if root is not None and not (root / "current" / "manifest.json").is_file():
         raise WarehouseError(f"{dataset} is not a dataset (no current/manifest.json): give a dataset made "
                              "by `auditor import`, or log files")
-    con = duckdb.connect(":memory:")
+    con, scratch = _private_connection()
     files: dict[str, list[str]] = {}
     # a batch written by an older schema version lacks columns: read every batch by column name
     old = root is not None and any(v != SCHEMA_VERSION for v in batch_schema_versions(root).values())
@@ -264,11 +270,25 @@ def connect(dataset: str | Path | None, *, summaries: bool = True) -> Warehouse:
         con.execute("SET enable_external_access = false")
         con.execute("SET lock_configuration = true")
         wh = Warehouse(con, root, files=files, summaries=summaries)
+        weakref.finalize(wh, shutil.rmtree, scratch, True)  # the scratch folder goes with the connection
         _pick_counters(wh)
     except duckdb.Error as e:
         con.close()
+        shutil.rmtree(scratch, True)
         raise WarehouseError(f"cannot open the dataset {dataset}: {e}") from None
     return wh
+
+
+def _private_connection() -> tuple[duckdb.DuckDBPyConnection, str]:
+    """An in-memory connection whose temporary files go to a fresh folder of its own (mode 0700).
+
+    DuckDB lets queries read its temporary folder whatever ``allowed_directories`` says; left
+    at its default (``.tmp`` under the current folder) that opened the user's own files to
+    `auditor query`.  A folder made for this connection alone holds nothing but what DuckDB
+    spills there, so large sorts and joins can still spill to disk.
+    """
+    scratch = tempfile.mkdtemp(prefix="auditor-duckdb-")
+    return duckdb.connect(":memory:", config={"temp_directory": scratch}), scratch
 
 
 def summaries_complete(dataset: str | Path) -> bool:
@@ -318,17 +338,18 @@ def summarize_batch(batch_dir: str | Path) -> None:
     no rows, so that it marks the batch as summarized.
     """
     batch_dir = Path(batch_dir)
-    con = duckdb.connect(":memory:")
+    con, scratch = _private_connection()
     try:
         for t in TABLES:
             f = batch_dir / f"{t}.parquet"
             # by name: the batch may have been written by an older schema version (compacted or rewritten)
             con.execute(_raw_view_sql(t, str(f) if t != SUMMARY_TABLE and f.exists() else None, by_name=True))
-        _derived_views(con)
+        _derived_views(con, through=_SUMMARY_SQL)  # the statistics after it are not needed here
         # ordered, so that the same batch always gives the same file
         table = con.sql(f"SELECT * FROM {SUMMARY_VIEW} ORDER BY game_id, player").to_arrow_table()
     finally:
         con.close()
+        shutil.rmtree(scratch, True)
     table = table.cast(SCHEMAS[SUMMARY_TABLE])
     buf = io.BytesIO()
     pq.write_table(table, buf, compression="zstd")

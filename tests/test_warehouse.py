@@ -31,7 +31,9 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import os
 import shutil
+import stat
 from collections import defaultdict
 from pathlib import Path
 
@@ -812,6 +814,36 @@ def test_the_sandbox_holds_even_without_the_statement_check(scratch_ds):
         w.con.execute("SET threads = 1")
     assert digest(scratch_ds) == before
     w.con.close()
+
+
+def test_no_file_outside_the_datasets_parts_can_be_read_listed_or_globbed(scratch_ds, tmp_path, monkeypatch):
+    """DuckDB's temporary folder is readable by queries whatever the sandbox says: it must hold none of the
+    user's files (it used to be `.tmp` under the current folder)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".tmp").mkdir()
+    (tmp_path / ".tmp" / "secret.txt").write_text("the club's bank details")
+    (tmp_path / "notes.txt").write_text("private")
+    w = connect(scratch_ds)
+    scratch = w.con.execute("SELECT current_setting('temp_directory')").fetchall()[0][0]
+    assert Path(scratch).name.startswith("auditor-duckdb-") and stat.S_IMODE(os.stat(scratch).st_mode) == 0o700
+    assert os.listdir(scratch) == []  # nothing of the user's: only what DuckDB itself spills there
+    probes = ["SELECT * FROM read_text('./.tmp/secret.txt')", "SELECT * FROM glob('./.tmp/*')",
+              "SELECT * FROM glob('*')", "SELECT * FROM read_text('notes.txt')", "SELECT * FROM glob('/etc/*')",
+              f"SELECT * FROM read_text('{tmp_path}/notes.txt')", "SELECT * FROM read_csv('/etc/passwd')",
+              f"SELECT * FROM glob('{scratch_ds}/*')", f"SELECT * FROM read_text('{scratch_ds}/.lock')"]
+    for sql in probes:
+        with pytest.raises(WarehouseError):
+            run_query(w, sql)
+        with pytest.raises(duckdb.Error):  # and DuckDB refuses it too, without the statement check
+            w.con.execute(sql).fetchall()
+    # every part file is readable, and the stats still answer
+    assert run_query(w, "SELECT count(*) FROM hands").column(0)[0].as_py() == 9
+    w.con.close()
+    del w
+    import gc
+
+    gc.collect()
+    assert not os.path.exists(scratch)  # the scratch folder goes with the connection
 
 
 @pytest.mark.parametrize("sql", [

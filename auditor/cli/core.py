@@ -27,7 +27,7 @@ from . import EXIT_CLEAN, EXIT_FAILED, EXIT_FINDINGS, app, fail
 
 Paths = Annotated[list[str], typer.Argument(help="log files, folders (searched for *.pitch), or - for stdin")]
 RulesOpt = Annotated[str, typer.Option("--rules", help="override every game's rules: a preset and/or key=value words")]
-JobsOpt = Annotated[int, typer.Option("--jobs", "-j", min=1, help="worker processes (default: every core)")]
+JobsOpt = Annotated[int, typer.Option("--jobs", "-j", min=1, help="threads of the compiled core (default: every core)")]
 SchedulerOpt = Annotated[str | None, typer.Option("--scheduler", help="run the work on this Dask scheduler "
                                                   "(tcp://HOST:PORT); needs auditor[dask]")]
 CORES = os.cpu_count() or 1
@@ -375,3 +375,38 @@ def compact(
     except DatasetError as e:
         raise fail(f"{e.strerror or e}; the dataset is unchanged")
     typer.echo(f"{dataset}: {before} batch(es) merged into {after}", err=True)
+
+
+@app.command()
+def check(
+    dataset: Annotated[str, typer.Argument(help="dataset folder")],
+    repair: Annotated[bool, typer.Option("--repair", help="roll back an interrupted publish and remove the "
+                                         "left-overs (never a published game)")] = False,
+    fmt: Annotated[str, typer.Option("--format", help="text or json")] = "text",
+) -> None:
+    """Verify a dataset file by file against its manifest and checksums; exit 0 sound, 1 problems, 2 no dataset."""
+    from ..check import CheckError, check_dataset, repair_dataset
+
+    check_format(fmt, ("text", "json"))
+    try:
+        report = repair_dataset(dataset) if repair else check_dataset(dataset)
+    except (CheckError, OSError) as e:
+        raise fail(str(e))
+    if fmt == "json":
+        typer.echo(json.dumps({"dataset": dataset, "generation": report.generation, "batches": report.batches,
+                               "files": report.files, "problems": [p.as_dict() for p in report.problems],
+                               "repaired": report.repaired}, indent=2))
+    else:
+        con = stdout_console()
+        for p in report.problems:
+            con.print(f"{p.path}: {p.what}" + (f" ({p.detail})" if p.detail else "")
+                      + (" [repairable: --repair]" if p.repairable and not repair else ""), markup=False,
+                      soft_wrap=True)
+        err = stderr_console()
+        for line in report.repaired:
+            err.print(f"repaired: {line}", markup=False, soft_wrap=True)
+        gen = "no generation" if not report.generation else f"generation {report.generation}"
+        verdict = "sound" if not report.problems else f"{len(report.problems)} problem(s)"
+        err.print(f"{dataset}: {gen}, {report.batches} batch(es), {report.files} file(s) checked: {verdict}",
+                  markup=False, soft_wrap=True)
+    raise typer.Exit(EXIT_FINDINGS if report.problems else EXIT_CLEAN)
