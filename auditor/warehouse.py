@@ -38,6 +38,7 @@ import io
 import re
 import shutil
 import tempfile
+import threading
 import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -338,22 +339,40 @@ def summarize_batch(batch_dir: str | Path) -> None:
     no rows, so that it marks the batch as summarized.
     """
     batch_dir = Path(batch_dir)
-    con, scratch = _private_connection()
-    try:
+    with _SUMMARY_LOCK:
+        con = _summary_connection()
         for t in TABLES:
             f = batch_dir / f"{t}.parquet"
             # by name: the batch may have been written by an older schema version (compacted or rewritten)
-            con.execute(_raw_view_sql(t, str(f) if t != SUMMARY_TABLE and f.exists() else None, by_name=True))
-        _derived_views(con, through=_SUMMARY_SQL)  # the statistics after it are not needed here
+            sql = _raw_view_sql(t, str(f) if t != SUMMARY_TABLE and f.exists() else None, by_name=True)
+            con.execute(sql.replace("CREATE VIEW", "CREATE OR REPLACE VIEW", 1))
+        # the one table of the SQL files, a copy of this batch's rule sets: made again for each batch
+        con.register("_rule_sets_source", _rule_sets(con))
+        con.execute(sql_files()[0][1].replace("CREATE TABLE", "CREATE OR REPLACE TABLE", 1))
+        con.unregister("_rule_sets_source")
         # ordered, so that the same batch always gives the same file
         table = con.sql(f"SELECT * FROM {SUMMARY_VIEW} ORDER BY game_id, player").to_arrow_table()
-    finally:
-        con.close()
-        shutil.rmtree(scratch, True)
     table = table.cast(SCHEMAS[SUMMARY_TABLE])
     buf = io.BytesIO()
     pq.write_table(table, buf, compression="zstd")
     write_file_atomic(batch_dir / f"{SUMMARY_TABLE}.parquet", buf.getvalue())
+
+
+_SUMMARY_LOCK = threading.Lock()
+_SUMMARY: list[duckdb.DuckDBPyConnection] = []
+
+
+def _summary_connection() -> duckdb.DuckDBPyConnection:
+    """The connection :func:`summarize_batch` reuses (the caller holds its lock): the SQL files up to the
+    counters' are bound once; each batch then only re-points the raw views (views bind at query time)."""
+    if not _SUMMARY:
+        con, scratch = _private_connection()
+        for t in TABLES:
+            con.execute(_raw_view_sql(t, None))
+        _derived_views(con, through=_SUMMARY_SQL)  # the statistics after it are not needed here
+        weakref.finalize(con, shutil.rmtree, scratch, True)
+        _SUMMARY.append(con)
+    return _SUMMARY[0]
 
 
 def is_dataset(path: str | Path) -> bool:
