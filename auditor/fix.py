@@ -107,7 +107,67 @@ class FileFixes:
         """A unified diff of the file's lines, as ``ruff --diff`` prints it."""
         a = self.before.decode("utf-8", "replace").splitlines(keepends=True)
         b = self.after.decode("utf-8", "replace").splitlines(keepends=True)
-        return "".join(_terminated(difflib.unified_diff(a, b, fromfile=self.path, tofile=self.path)))
+        return "".join(_terminated(_unified(a, b, self.path)))
+
+
+class _Sparse(difflib.SequenceMatcher):
+    """The opcodes of two files that differ in a few lines, found in one linear walk.
+
+    A fix replaces lines one for one, and adds or removes a winner line and its blank line,
+    so a walk that resynchronises on two equal lines in a row finds the same differences as
+    difflib's matcher, whose search grows with the square of a large file's repeated lines.
+    """
+
+    def __init__(self, a: list[str], b: list[str]):
+        super().__init__(None, a, b, autojunk=False)
+
+    def get_opcodes(self):  # noqa: D102 - difflib's
+        a, b, i, j, ops = self.a, self.b, 0, 0, []
+        while i < len(a) or j < len(b):
+            k, m = i, j
+            while i < len(a) and j < len(b) and a[i] == b[j]:
+                i, j = i + 1, j + 1
+            if i > k:
+                ops.append(("equal", k, i, m, j))
+                continue
+            di, dj = _resync(a, b, i, j)
+            tag = "replace" if di and dj else "delete" if di else "insert"
+            ops.append((tag, i, i + di, j, j + dj))
+            i, j = i + di, j + dj
+        return ops
+
+
+def _resync(a: list[str], b: list[str], i: int, j: int) -> tuple[int, int]:
+    """The fewest lines to skip in each (``a`` from ``i``, ``b`` from ``j``) before two equal lines, or the ends."""
+    for d in range(1, len(a) - i + len(b) - j + 1):
+        for di in range(d + 1):
+            x, y = i + di, j + d - di
+            if x > len(a) or y > len(b):
+                continue
+            if (x == len(a) and y == len(b)) or (x + 1 < len(a) and y + 1 < len(b) and a[x] == b[y]
+                                                 and a[x + 1] == b[y + 1]) or (
+                    x + 1 == len(a) and y + 1 == len(b) and a[x] == b[y]):
+                return di, d - di
+    return len(a) - i, len(b) - j
+
+
+def _unified(a: list[str], b: list[str], path: str):
+    """``difflib.unified_diff`` over :class:`_Sparse`'s opcodes: three lines of context."""
+    started = False
+    for group in _Sparse(a, b).get_grouped_opcodes(3):
+        if not started:
+            started = True
+            yield f"--- {path}\n"
+            yield f"+++ {path}\n"
+        first, last = group[0], group[-1]
+        yield (f"@@ -{difflib._format_range_unified(first[1], last[2])} "
+               f"+{difflib._format_range_unified(first[3], last[4])} @@\n")
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                yield from (" " + line for line in a[i1:i2])
+                continue
+            yield from ("-" + line for line in a[i1:i2])
+            yield from ("+" + line for line in b[j1:j2])
 
 
 def _terminated(lines):
@@ -169,9 +229,12 @@ def _plan(findings: list[Finding], unsafe: bool, allowed) -> list[Finding]:
     s601 = [f for f in fixable if f.code == "S601" and f.expected is not None]
     if unsafe and s601:
         return s601
+    # a total that disagrees with a disputed score may be the right one: the ruling decides (unsafe)
+    disputed_scores = {(f.game, f.hand, f.subject) for f in findings if f.code == "S601"}
     first: dict[tuple, Finding] = {}
     for f in fixable:
-        if f.code == "S602" and f.expected is not None and (f.game, f.subject) not in first:
+        if f.code == "S602" and f.expected is not None and (f.game, f.subject) not in first \
+                and (f.game, f.hand, f.subject) not in disputed_scores:
             first[f.game, f.subject] = f
     if first:
         return list(first.values())
@@ -210,9 +273,9 @@ def _apply(lines: _Lines, f: Finding, eol: bytes) -> bool:
         lines.code.setdefault(f.line, f.code)
         lines.removed.add(f.line)
         return True
-    if how == "insert":
+    if how == "insert":  # as the canonical form has it: a blank line, then the winner
         cr = b"\r" if eol == b"\r\n" else b""
-        lines.inserted.setdefault(f.line, []).append(f"winner {f.expected}".encode() + cr)
+        lines.inserted.setdefault(f.line, []).extend([cr, f"winner {f.expected}".encode() + cr])
         return True
     if how == "replace":
         text, cr = lines.text(f.line)
@@ -225,10 +288,15 @@ def _apply(lines: _Lines, f: Finding, eol: bytes) -> bool:
 
 
 def _materialise(lines: _Lines) -> bytes:
-    """The lines with removals and insertions made (they shift numbering, so they wait for the end)."""
+    """The lines with removals and insertions made (they shift numbering, so they wait for the end).
+
+    A winner line removed takes the blank line before it along, as the canonical form puts one there.
+    """
+    gone = set(lines.removed) | {n - 1 for n in lines.removed
+                                 if n > 1 and not lines.lines[n - 2].strip() and n - 1 not in lines.original}
     out: list[bytes] = []
     for i, raw in enumerate(lines.lines, 1):
-        if i not in lines.removed:
+        if i not in gone:
             out.append(raw)
         for added in lines.inserted.get(i, []):
             if i == len(lines.lines) and raw == b"":
@@ -251,7 +319,43 @@ def _settle(lines: _Lines, lo: int, hi: int, index: int, path: str, override: st
         pending += [f for f in applied if f.code == "S603" and (f.line in lines.removed or f.line in lines.inserted)]
         if not applied:
             return
+        for f in applied:
+            if f.code == "S602":
+                _carry(lines, f, hi, findings)
     raise FixError(f"{path}: the fixes did not settle after {MAX_PASSES} passes; the file is left as it was")
+
+
+def _carry(lines: _Lines, f: Finding, hi: int, findings: list[Finding]) -> None:
+    """The later totals the keeper carried on from the slip ``f`` fixed, shifted by the same amount.
+
+    The audit did not flag them (each agrees with the wrong total before it), so without this
+    each would take a pass of its own.  The shift stops where the audit would stop judging the
+    chain: at a total it flagged for this side (another slip, or one written from the true
+    total), and at a hand with no ``score`` line (its score may not be known).  Every line
+    shifted is judged again by the next pass's audit.
+    """
+    if f.subject is None or f.recorded is None or not f.recorded.lstrip("+-").isdigit() or f.expected is None:
+        return
+    delta = int(f.expected) - int(f.recorded)
+    flagged = {x.line for x in findings if x.code == "S602" and x.subject == f.subject}
+    entry = re.compile(r"(?<![^\s,])" + re.escape(f.subject) + r"\s+([+-]?\d+)")
+    scored = True
+    for n in range(f.line + 1, hi + 1):
+        text, cr = lines.text(n)
+        word = text.split(maxsplit=1)[0] if text.strip() else ""
+        if word == "hand":
+            scored = False
+        elif word == "score":
+            scored = True
+        elif word == "total":
+            if not scored or n in flagged:
+                return
+            m = entry.search(text.partition("%")[0])
+            if m is None:
+                return
+            lines.set(n, text[:m.start(1)] + str(int(m.group(1)) + delta) + text[m.end(1):], cr, "S602")
+        elif word in ("winner", "[") or word.startswith("["):
+            return
 
 
 def _audit(data: bytes, path: str, override: str, first_line: int = 1, first_game: int = 0) -> list[Finding]:
@@ -277,6 +381,9 @@ def fix_bytes(data: bytes, path: str, *, unsafe: bool = False, select: tuple[str
     """
     allowed_codes = set(c.code for c in select_codes(
         [Finding(code, "") for code in FIXABLE], select, ignore))
+    if unsafe and "S601" in allowed_codes:
+        # the totals and the winner that follow from a ruling written in come with it, unless ignored
+        allowed_codes |= {c.code for c in select_codes([Finding("S602", ""), Finding("S603", "")], (), ignore)}
     allowed = lambda f: f.code in allowed_codes  # noqa: E731
     current, fixes = data, []
     findings = _audit(data, path, override)
@@ -291,7 +398,10 @@ def fix_bytes(data: bytes, path: str, *, unsafe: bool = False, select: tuple[str
     else:
         raise FixError(f"{path}: the winner lines did not settle after {MAX_ROUNDS} rounds; the file is left as it was")
     remaining = select_codes(findings, select, ignore)
-    unsafe_left = sum(1 for f in remaining if f.code == "S601" and allowed(f))
+    # what --unsafe-fixes would address: the rulings, and the winners waiting on them
+    disputed = {f.game for f in findings if f.code == "S601"}
+    unsafe_left = sum(1 for f in remaining if (f.code == "S601" or (f.code == "S603" and f.game in disputed
+                                                                      and _winner_fix(f) is not None)))
     return FileFixes(path, data, current, fixes, remaining, unsafe_left)
 
 
@@ -322,12 +432,17 @@ def _round(data: bytes, findings: list[Finding], path: str, unsafe: bool, allowe
                 lines.lines[n - 1] = now = _comment(now, f'  % fixed: was "{_quoted(before)}"', keep=True)
         fixes.append(Fix(path, n, code, FIXABLE[code], _shown(before), None if now is None else _shown(now)))
     for n in sorted(lines.inserted):
-        fixes += [Fix(path, n + 1, "S603", True, None, _shown(a)) for a in lines.inserted[n]]
+        added = [a for a in lines.inserted[n] if a.strip()]
+        if annotate:
+            lines.inserted[n] = [a if not a.strip() else _comment(a, "  % fixed: added", keep=True)
+                                 for a in lines.inserted[n]]
+        fixes += [Fix(path, n + 1, "S603", True, None, _shown(a)) for a in added]
     return _materialise(lines), fixes, moved
 
 
 def _quoted(raw: bytes) -> str:
-    return raw.rstrip(b"\r").decode("utf-8", "surrogateescape").replace('"', "'")
+    """The statement a line held, without its comment, for ``% fixed: was "..."``."""
+    return raw.rstrip(b"\r").decode("utf-8", "surrogateescape").partition("%")[0].rstrip().replace('"', "'")
 
 
 def _comment(raw: bytes, comment: str, keep: bool = False) -> bytes:

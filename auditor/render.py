@@ -57,7 +57,12 @@ def write_atomic(path: str | Path, data: bytes) -> None:
             f.flush()
             os.fsync(f.fileno())
         if mode is not None:
+            st = p.stat()
             os.chmod(tmp, mode)
+            try:  # the owner and group too, where this user may give them (root may)
+                os.chown(tmp, st.st_uid, st.st_gid)
+            except PermissionError:
+                pass
         os.replace(tmp, p)
     finally:
         tmp.unlink(missing_ok=True)

@@ -716,6 +716,9 @@ def points_lines(view: HandView, layout: Layout = Layout()) -> list[RenderableTy
         why = "a misdeal" if view.hand.misdeal else "the record is incomplete or inconsistent (see the findings)"
         return [Text(f"The hand's points cannot be recomputed: {why}.")]
     if hs.status != "played":
+        if hs.status == "thrown-in":  # the auction already says what happened; the points say what it scored
+            scored = ", ".join(f"{side} {v:+d}" if v else f"{side} 0" for side, v in hs.score.items())
+            return [Text(f"Not played: no points are taken ({scored}).")]
         return [contract_text(view, layout)]
     out: list[RenderableType] = []
     # a grid, so that a long reason wraps under itself rather than under the point's name
@@ -1089,6 +1092,8 @@ def hand_outcome(hs: HandScore | None, layout: Layout = Layout()) -> str:
     """A few words on a hand's contract for the score sheet: ``Dee 4 set``, ``misdeal``."""
     if hs is None:
         return "?"
+    if hs.status == "thrown-in" and any(hs.score.values()):
+        return "passed: " + ", ".join(f"{s} {v}" for s, v in hs.score.items() if v)  # smear's set-back
     if hs.status in ("misdeal", "thrown-in"):
         return hs.status
     if hs.pitcher is None:

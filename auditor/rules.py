@@ -394,7 +394,7 @@ PRESETS: dict[str, Rules] = {
         game=52, smudge="moon", **{**_TEN_POINT, "trumps_only": True, "discard": "all-non-trumps", "draw": True},
     ),
     "smear": Rules(
-        preset="smear", source="RULES.md (Smear, the five-point partnership game)", players=(4, 4), min_bid=2,
+        preset="smear", source="the Smear players' common rules (docs/rules.md, Smear)", players=(4, 4), min_bid=2,
         max_bid=5, top_bid_words=("smudge",), dealer_steal=False, steal_smudge=False, all_pass="dealer-set-back",
         low="holder", game=11, going_out="pitcher-first", smudge="none",
         **{**_COMMON, "teams": "partners", "jick": True},

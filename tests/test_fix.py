@@ -91,6 +91,23 @@ def test_a_wrong_hand_score_is_fixed_only_as_an_unsafe_fix_and_the_totals_follow
     assert audit_codes(unsafe.after) == []
 
 
+def test_a_right_total_under_a_wrong_score_is_left_to_the_ruling():
+    # hand 2: the keeper wrote Bob 4 and Cal 0 (Low to the taker), but added the right totals up
+    text = game([(3, 1), (6, 2), (9, 3)]).replace("score Ann 0, Bob 3, Cal 1, Dee 0\ntotal Ann 0, Bob 6",
+                                                  "score Ann 0, Bob 4, Cal 0, Dee 0\ntotal Ann 0, Bob 6")
+    data = text.encode()
+    assert sorted(audit_codes(data)) == ["S601", "S601", "S602", "S602"]
+    safe = fix_bytes(data, "t.pitch")
+    assert safe.after == data and safe.unsafe_left == 2  # no total turned wrong to match the wrong score
+    unsafe = fix_bytes(data, "t.pitch", unsafe=True)
+    assert [f.code for f in unsafe.fixes] == ["S601"] and audit_codes(unsafe.after) == []
+    # selecting the ruling brings the totals that follow from it
+    sel = fix_bytes(game([(3, 1), (7, 1)]).replace("score Ann 0, Bob 3, Cal 1, Dee 0\ntotal Ann 0, Bob 7",
+                                                   "score Ann 0, Bob 4, Cal 0, Dee 0\ntotal Ann 0, Bob 7").encode(),
+                    "t.pitch", unsafe=True, select=("S601",))
+    assert [f.code for f in sel.fixes] == ["S601", "S602"] and sel.remaining == []
+
+
 def test_the_winner_line_wrong_missing_or_too_early():
     # game to 7: Bob goes out in hand 3 (3 + 3 + 3 = 9)
     sheet = [(3, 1), (6, 2), (9, 3)]
@@ -98,7 +115,7 @@ def test_the_winner_line_wrong_missing_or_too_early():
     assert [(f.code, f.before, f.after) for f in wrong.fixes] == [("S603", "winner Cal", "winner Bob")]
     missing = fix_bytes(game(sheet, rules="auction").encode(), "t.pitch")
     assert [(f.code, f.before, f.after) for f in missing.fixes] == [("S603", None, "winner Bob")]
-    assert missing.after.endswith(b"total Ann 0, Bob 9, Cal 3, Dee 0\nwinner Bob\n\n")
+    assert missing.after.endswith(b"total Ann 0, Bob 9, Cal 3, Dee 0\n\nwinner Bob\n\n")  # as fmt writes it
     early = fix_bytes(game(sheet[:2], winner="Bob", rules="auction").encode(), "t.pitch")
     assert [(f.code, f.before, f.after) for f in early.fixes] == [("S603", "winner Bob", None)]
     for done in (wrong, missing, early):
@@ -172,7 +189,7 @@ def test_diff_prints_and_writes_nothing_with_its_exit_codes(tmp_path):
     r = invoke("fix", "--diff", str(bad))
     assert r.exit_code == 1 and bad.read_bytes() == before
     assert "-total Ann 0, Bob 7, Cal 2, Dee 0\n+total Ann 0, Bob 6, Cal 2, Dee 0" in r.stdout
-    assert "would fix 1 × S602" in r.stderr
+    assert "would fix 1 line (S602 1)" in r.stderr
     r = invoke("fix", "--diff", str(good))
     assert r.exit_code == 0 and r.stdout == ""
     assert invoke("fix", "--diff", str(tmp_path / "missing.pitch")).exit_code == 2
@@ -184,7 +201,7 @@ def test_fix_rewrites_in_place_keeping_the_mode_and_a_second_run_changes_nothing
     os.chmod(log, 0o640)
     r = invoke("fix", str(log))
     assert r.exit_code == 0, r.stderr  # nothing left
-    assert "fixed 2 × S602, 1 × S603" in r.stderr
+    assert "fixed 3 lines (S602 2, S603 1)" in r.stderr
     assert stat.S_IMODE(log.stat().st_mode) == 0o640
     assert audit_codes(log.read_bytes()) == []
     again = log.read_bytes()
@@ -217,7 +234,7 @@ def test_audit_fix_fixes_then_reports_what_is_left(tmp_path):
     r = invoke("audit", "--fix", str(log))
     assert r.exit_code == 1 and "S601" in r.stdout  # the ruling is not a safe fix
     r = invoke("audit", "--fix", "--unsafe-fixes", str(log))
-    assert r.exit_code == 0 and "fixed 1 × S601, 1 × S602" in r.stderr and "0 findings" in r.stderr
+    assert r.exit_code == 0 and "fixed 2 lines (S601 1, S602 1)" in r.stderr and "0 findings" in r.stderr
 
 
 # --------------------------------------------------------------------------- the property
@@ -230,7 +247,9 @@ def test_fixing_simulated_sheets_leaves_no_sheet_finding_and_no_card_changed(pre
     text, key = simulate(preset, games=2, seed=seed, faults=("score", "total", "winner"))
     data = text.encode()
     safe = fix_bytes(data, "sim.pitch")
-    assert "S602" not in {f.code for f in safe.remaining}
+    # a total is left as it is only where the hand's own score is disputed: the ruling decides it
+    disputed_scores = {(f.game, f.hand, f.subject) for f in safe.remaining if f.code == "S601"}
+    assert all((f.game, f.hand, f.subject) in disputed_scores for f in safe.remaining if f.code == "S602")
     disputed = {f.game for f in safe.remaining if f.code == "S601"}
     assert all(f.game in disputed for f in safe.remaining if f.code == "S603")
     unsafe = fix_bytes(data, "sim.pitch", unsafe=True)
@@ -247,3 +266,22 @@ def test_fixing_simulated_sheets_leaves_no_sheet_finding_and_no_card_changed(pre
         for g, h in zip(before, after, strict=True):
             for x, y in zip(strip_positions(g).hands, strip_positions(h).hands, strict=True):
                 assert (x.dealer, x.deal, x.bids, x.tricks) == (y.dealer, y.deal, y.bids, y.tricks)
+
+
+def test_stdin_with_json_gives_json_alone_and_a_read_only_file_is_refused(tmp_path):
+    data = game([(3, 1), (7, 2)])
+    r = invoke("fix", "-", "--format", "json", input=data)
+    (entry,) = json.loads(r.stdout)["files"]  # JSON alone on stdout: the fixed log is inside it
+    assert entry["output"] == data.replace("Bob 7, Cal 2", "Bob 6, Cal 2") and entry["fixed"] == {"S602": 1}
+    log = tmp_path / "ro.pitch"
+    log.write_text(data)
+    os.chmod(log, 0o444)
+    if os.access(log, os.W_OK):  # root writes anything: the check is the user's own permission
+        return
+    r = invoke("fix", "--format", "json", str(log))
+    assert r.exit_code == 2 and log.read_text() == data
+    assert "read-only" in json.loads(r.stdout)["files"][0]["error"]
+
+
+def test_unsafe_fixes_without_fix_on_audit_is_refused():
+    assert invoke("audit", "--unsafe-fixes", str(GOLDEN / "auction" / "S601_low_to_taker.pitch")).exit_code == 2

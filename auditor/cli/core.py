@@ -109,12 +109,15 @@ def audit(
     check_format(fmt, ("text", "json", "jsonl", "csv"))
     _check_rules(rules)
     sel, ign = _codes(select_), _codes(ignore)
-    if fix_ or unsafe_fixes:
+    if unsafe_fixes and not fix_:
+        raise fail("--unsafe-fixes goes with --fix (or use `auditor fix --unsafe-fixes`)")
+    fix_failed = False
+    if fix_:
         if "-" in paths:
             raise fail("--fix rewrites files, not stdin (`auditor fix -` prints the fixed log)")
-        if _fix_files(paths, diff=False, unsafe=unsafe_fixes, sel=sel, ign=ign, annotate=False, rules=rules,
-                      fmt="text", quiet_clean=True) == EXIT_FAILED:
-            raise typer.Exit(EXIT_FAILED)
+        # a file that cannot be fixed is said so, and the audit still reports on every file
+        fix_failed = _fix_files(paths, diff=False, unsafe=unsafe_fixes, sel=sel, ign=ign, annotate=False,
+                                rules=rules, fmt="text", quiet_clean=True) == EXIT_FAILED
     try:
         with progress_bar(_total_bytes(paths), "auditing") as tick:
             stats = process(paths, override=rules, out=out, progress=tick, jobs=jobs, scheduler=scheduler,
@@ -138,7 +141,7 @@ def audit(
         for f in missing:
             typer.echo(f"auditor: {f.message}", err=True)
         raise typer.Exit(EXIT_FAILED)
-    raise typer.Exit(EXIT_FINDINGS if found else EXIT_CLEAN)
+    raise typer.Exit(EXIT_FAILED if fix_failed else EXIT_FINDINGS if found else EXIT_CLEAN)
 
 
 def _codes(values: list[str]) -> list[str]:
@@ -161,6 +164,7 @@ def _fix_files(paths: list[str], *, diff: bool, unsafe: bool, sel: list[str], ig
     for m in missing:
         err.print(f"auditor: {m.message}", markup=False)
     status, reports = (EXIT_FAILED if missing else EXIT_CLEAN), []
+    failed: list[dict] = []
     for path in files:
         label = "<stdin>" if path == "-" else path
         try:
@@ -168,12 +172,20 @@ def _fix_files(paths: list[str], *, diff: bool, unsafe: bool, sel: list[str], ig
             done = fix_bytes(data, label, unsafe=unsafe, select=tuple(sel), ignore=tuple(ign), annotate=annotate,
                              override=rules)
             if not diff and done.changed and path != "-":
+                target = Path(path).resolve()
+                if not os.access(target, os.W_OK):
+                    raise PermissionError(f"the file is read-only ({oct(target.stat().st_mode & 0o777)})")
+                if not os.access(target.parent, os.W_OK | os.X_OK):
+                    raise PermissionError(f"its folder {target.parent} is read-only (the fixed file is written "
+                                          "beside it, then renamed over it)")
                 write_atomic(path, done.after)
         except (OSError, FixError) as e:
-            err.print(f"auditor: {label}: {getattr(e, 'strerror', None) or e}; left unchanged", markup=False)
+            reason = (e.strerror if isinstance(e, OSError) and e.strerror else None) or str(e)
+            err.print(f"auditor: {label}: {reason}; left unchanged", markup=False, soft_wrap=True)
+            failed.append({"file": label, "error": reason})
             status = EXIT_FAILED
             continue
-        if path == "-" and not diff:
+        if path == "-" and not diff and fmt == "text":
             sys.stdout.buffer.write(done.after)  # the fixed log on stdout, as ruff does for stdin
         elif diff and fmt == "text":
             sys.stdout.write(done.diff())
@@ -184,10 +196,13 @@ def _fix_files(paths: list[str], *, diff: bool, unsafe: bool, sel: list[str], ig
         if fmt == "text" and not (quiet_clean and not done.fixes):
             err.print(_fix_summary(done, diff), markup=False, soft_wrap=True)
     if fmt == "json":
-        sys.stdout.write(json.dumps({"files": [
-            {"file": d.path, "changed": d.changed, "fixes": [f.as_dict() for f in d.fixes],
-             "fixed": dict(sorted(d.counts().items())), "remaining": dict(sorted(by_code(d.remaining).items())),
-             "unsafe_fixes_available": d.unsafe_left} for d in reports]}, indent=2) + "\n")
+        out = [{"file": d.path, "changed": d.changed, "fixes": [f.as_dict() for f in d.fixes],
+                "fixed": dict(sorted(d.counts().items())), "remaining": dict(sorted(by_code(d.remaining).items())),
+                "unsafe_fixes_available": d.unsafe_left} for d in reports]
+        for d, entry in zip(reports, out):
+            if d.path == "<stdin>" and not diff:
+                entry["output"] = d.after.decode("utf-8", "surrogateescape")  # the fixed log, inside the JSON
+        sys.stdout.write(json.dumps({"files": out + failed}, indent=2, ensure_ascii=False) + "\n")
     return status
 
 
@@ -195,7 +210,9 @@ def _fix_summary(done, diff: bool) -> str:
     """``club.pitch: fixed 2 × S602, 1 × S603; 1 finding left that no fix addresses (R501 1)``."""
     counts = done.counts()
     verb = "would fix" if diff else "fixed"
-    head = f"{done.path}: {verb} " + ", ".join(f"{n} × {c}" for c, n in sorted(counts.items())) if counts \
+    n = sum(counts.values())
+    head = (f"{done.path}: {verb} {n} line{'s' * (n != 1)} ("
+            + ", ".join(f"{c} {k}" for c, k in sorted(counts.items())) + ")") if counts \
         else f"{done.path}: nothing to fix"
     left = by_code(done.remaining)
     if left:
