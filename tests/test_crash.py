@@ -35,10 +35,14 @@ class Killed(BaseException):
 
 
 class Steps:
-    """Counts the disk-changing calls; raises :class:`Killed` at the ``kill_at``-th (0: never)."""
+    """Counts the disk-changing calls; raises :class:`Killed` at the ``kill_at``-th (0: never).
 
-    def __init__(self, monkeypatch, kill_at: int = 0):
-        self.n, self.kill_at, self.inside = 0, kill_at, 0
+    With ``snapshot``, the dataset folder is copied just before every step instead: the copy is
+    what a kill at that step leaves on disk (buffers not yet written are lost either way).
+    """
+
+    def __init__(self, monkeypatch, kill_at: int = 0, snapshot=None):
+        self.n, self.kill_at, self.inside, self.snapshot = 0, kill_at, 0, snapshot
         for mod, names in ((os, ("replace", "rename", "link", "symlink", "fsync", "unlink", "mkdir", "rmdir")),
                            (pq, ("write_table",))):
             for name in names:
@@ -62,6 +66,12 @@ class Steps:
         self.n += 1
         if self.n == self.kill_at:
             raise Killed(self.n)
+        if self.snapshot is not None:
+            self.inside += 1
+            try:
+                self.snapshot(self.n)
+            finally:
+                self.inside -= 1
 
     def wrap(self, f, whole: bool = False):
         def call(*a, **k):
@@ -114,34 +124,64 @@ def base_dataset(tmp_path, command):
     return root
 
 
+def disk_state(root) -> tuple:
+    """Every file and link under ``root`` with its bytes: two kill points that leave the same state
+    leave the same outcome."""
+    out = []
+    for p in sorted(root.rglob("*")):
+        rel = str(p.relative_to(root))
+        if p.is_symlink():
+            out.append((rel, "->", os.readlink(p)))
+        elif p.is_file() and p.name != ".lock":
+            out.append((rel, p.read_bytes()))
+        elif p.is_dir():
+            out.append((rel, "dir"))
+    return tuple(out)
+
+
 @pytest.mark.parametrize("command", [run_import, run_audit_out, run_compact], ids=["import", "audit --out", "compact"])
 def test_every_kill_point_leaves_the_old_or_the_new_state(tmp_path, monkeypatch, command):
     base = base_dataset(tmp_path, command)
     old = content(base)
-    # the uninterrupted run: its result, and how many steps it takes
+    # the uninterrupted run, with the disk as a kill just before each of its steps would leave it
     whole = tmp_path / "whole"
     shutil.copytree(base, whole, symlinks=True)
+    states: dict[tuple, list[int]] = {}
+    kept: dict[tuple, object] = {}
+
+    def snapshot(k: int) -> None:
+        state = disk_state(whole)
+        if state not in states:
+            shutil.copytree(whole, kept.setdefault(state, tmp_path / f"kill-{k}"), symlinks=True)
+        states.setdefault(state, []).append(k)
+
     with monkeypatch.context() as m:
-        counter = Steps(m)
+        counter = Steps(m, snapshot=snapshot)
         command(whole, LOGS_B)
         steps = counter.n
     new = content(whole)
     assert new != old or command is run_compact
-    assert steps > 20
-    for k in range(1, steps + 1):
-        root = tmp_path / f"kill-{k}"
+    assert steps > 20 and len(states) > 10
+    # beside the snapshots, a run really stopped at a few steps (its names and timestamps differ, so
+    # its disk is not byte for byte a snapshot's; what readers and the next writer see must be)
+    for k in (2, steps // 3, steps // 2, steps - 1):
+        root = tmp_path / f"killed-{k}"
         shutil.copytree(base, root, symlinks=True)
         with monkeypatch.context() as m:
             Steps(m, kill_at=k)
             with pytest.raises(Killed):
                 command(root, LOGS_B)
-        seen = content(root)
-        assert seen in (old, new), f"killed at step {k} of {steps}: readers see neither state"
+        kept[("stopped", k)] = root
+        states[("stopped", k)] = [k]
+    for state, ks in states.items():
+        root = kept[state]
+        where = f"killed at step {ks[0]} of {steps} (and {len(ks) - 1} more steps leaving the same disk)"
+        assert content(root) in (old, new), f"{where}: readers see neither state"
         # the next writer cleans up and gives the dataset the uninterrupted run gives
         command(root, LOGS_B)
-        assert content(root) == new, f"killed at step {k} of {steps}: the next run differs"
+        assert content(root) == new, f"{where}: the next run differs"
         report = check_dataset(root)
-        assert report.problems == [], f"killed at step {k}: {report.problems}"
+        assert report.problems == [], f"{where}: {report.problems}"
         shutil.rmtree(root)
 
 
