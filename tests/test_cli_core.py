@@ -158,3 +158,24 @@ def test_audit_reads_standard_input_like_a_file():
     strip = lambda out: [(d["code"], d["line"], d["column"], d["message"]) for d in map(json.loads, out.splitlines())]  # noqa: E731
     assert strip(piped.stdout) == strip(direct.stdout) and strip(piped.stdout)
     assert all(json.loads(ln)["file"] == "<stdin>" for ln in piped.stdout.splitlines())
+
+
+def test_a_missing_file_is_reported_once_and_an_empty_input_says_so(tmp_path):
+    r = invoke("audit", tmp_path / "missing.pitch")
+    assert r.exit_code == 2 and r.stderr.count("missing.pitch") == 1 and "E100" not in r.stdout
+    empty = tmp_path / "empty.pitch"
+    empty.write_text("")
+    r = invoke("audit", empty)
+    assert r.exit_code == 0 and "no games found" in r.stderr and r.stdout == ""
+    # the machine-readable formats keep E100 as a finding, with its path
+    r = invoke("audit", tmp_path / "missing.pitch", "--format", "json")
+    assert r.exit_code == 2 and json.loads(r.stdout)[0]["code"] == "E100"
+
+
+def test_help_names_what_each_option_takes_not_its_python_type():
+    for command in ("audit", "fix", "import", "stats", "query", "replay", "simulate", "check"):
+        r = invoke(command, "--help")
+        options = r.stdout[r.stdout.index("Options:"):]
+        assert r.exit_code == 0 and "<str>" not in options and "<int" not in options and "list[" not in options, \
+            command
+        assert "(default:" not in options, command  # one default, in brackets

@@ -26,9 +26,12 @@ wh = lazy("auditor.warehouse")  # summarize_batch: the per-game counters each ne
 from . import EXIT_CLEAN, EXIT_FAILED, EXIT_FINDINGS, app, fail
 
 Paths = Annotated[list[str], typer.Argument(help="log files, folders (searched for *.pitch), or - for stdin")]
-RulesOpt = Annotated[str, typer.Option("--rules", help="override every game's rules: a preset and/or key=value words")]
-JobsOpt = Annotated[int, typer.Option("--jobs", "-j", min=1, help="threads of the compiled core (default: every core)")]
-SchedulerOpt = Annotated[str | None, typer.Option("--scheduler", help="run the work on this Dask scheduler "
+RulesOpt = Annotated[str, typer.Option("--rules", metavar="RULES",
+                                       help="override every game's rules: a preset and/or key=value words")]
+JobsOpt = Annotated[int, typer.Option("--jobs", "-j", metavar="N", min=1,
+                                      help="threads of the compiled core", show_default="every core")]
+SchedulerOpt = Annotated[str | None, typer.Option("--scheduler", metavar="ADDRESS",
+                                                  help="run the work on this Dask scheduler "
                                                   "(tcp://HOST:PORT); needs auditor[dask]")]
 CORES = os.cpu_count() or 1
 
@@ -55,9 +58,9 @@ def _total_bytes(paths: list[str]) -> int:
 @app.command("import")
 def import_cmd(
     paths: Paths,
-    out: Annotated[str, typer.Option("--out", "-o", help="dataset folder to create or add to")],
+    out: Annotated[str, typer.Option("--out", "-o", metavar="DATASET", help="dataset folder to create or add to")],
     rules: RulesOpt = "",
-    fmt: Annotated[str, typer.Option("--format", help="summary as text or json")] = "text",
+    fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="summary as text or json")] = "text",
     jobs: JobsOpt = CORES,
     scheduler: SchedulerOpt = None,
 ) -> None:
@@ -95,15 +98,20 @@ def import_cmd(
 @app.command()
 def audit(
     paths: Paths,
-    fmt: Annotated[str, typer.Option("--format", help="text, json, jsonl or csv")] = "text",
-    select_: Annotated[list[str], typer.Option("--select", help="only codes starting with these (repeatable)")] = [],
-    ignore: Annotated[list[str], typer.Option("--ignore", help="drop codes starting with these (repeatable)")] = [],
+    fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="text, json, jsonl or csv")] = "text",
+    select_: Annotated[list[str], typer.Option("--select", metavar="CODES",
+                                               help="only codes starting with these (repeatable)")] = [],
+    ignore: Annotated[list[str], typer.Option("--ignore", metavar="CODES",
+                                              help="drop codes starting with these (repeatable)")] = [],
     rules: RulesOpt = "",
-    out: Annotated[str | None, typer.Option("--out", help="also write scores and findings to this dataset")] = None,
+    out: Annotated[str | None, typer.Option("--out", metavar="DATASET",
+                                            help="also write scores and findings to this dataset")] = None,
     jobs: JobsOpt = CORES,
     scheduler: SchedulerOpt = None,
-    fix_: Annotated[bool, typer.Option("--fix", help="first correct the score sheets in the files (`auditor fix`)")] = False,
-    unsafe_fixes: Annotated[bool, typer.Option("--unsafe-fixes", help="with --fix, also apply the rulings (S601)")] = False,
+    fix_: Annotated[bool, typer.Option("--fix", metavar="FIX",
+                                       help="first correct the score sheets in the files (`auditor fix`)")] = False,
+    unsafe_fixes: Annotated[bool, typer.Option("--unsafe-fixes", metavar="UNSAFE_FIXES",
+                                               help="with --fix, also apply the rulings (S601)")] = False,
 ) -> None:
     """Replay every hand and report revokes, illegal plays and scoring mistakes."""
     check_format(fmt, ("text", "json", "jsonl", "csv"))
@@ -133,10 +141,15 @@ def audit(
     elif fmt == "csv":
         sys.stdout.write(to_csv(found))
     else:
+        # a path that is not there is said once, below, as the command's own error: not also as a finding
+        shown = [f for f in found if f.code != "E100"]
         con = stdout_console()
-        print_findings(found, con)
-        for line in summary_lines(stats.games, stats.hands, stats.cards, found, stats.unscored):
-            stderr_console().print(line, markup=False)
+        print_findings(shown, con)
+        if stats.files and not stats.games:
+            stderr_console().print("auditor: no games found", markup=False)
+        elif stats.games:
+            for line in summary_lines(stats.games, stats.hands, stats.cards, shown, stats.unscored):
+                stderr_console().print(line, markup=False)
     if missing:
         for f in missing:
             typer.echo(f"auditor: {f.message}", err=True)
@@ -226,14 +239,19 @@ def _fix_summary(done, diff: bool) -> str:
 @app.command()
 def fix(
     paths: Paths,
-    diff: Annotated[bool, typer.Option("--diff", help="print a unified diff of the fixes and write nothing")] = False,
-    unsafe_fixes: Annotated[bool, typer.Option("--unsafe-fixes", help="also apply the audit's rulings: hand scores "
+    diff: Annotated[bool, typer.Option("--diff", metavar="DIFF",
+                                       help="print a unified diff of the fixes and write nothing")] = False,
+    unsafe_fixes: Annotated[bool, typer.Option("--unsafe-fixes", metavar="UNSAFE_FIXES",
+                                               help="also apply the audit's rulings: hand scores "
                                                "replaced by the recomputed ones (S601)")] = False,
-    annotate: Annotated[bool, typer.Option("--annotate", help='append % fixed: was "..." to each changed line')] = False,
-    select_: Annotated[list[str], typer.Option("--select", help="only codes starting with these (repeatable)")] = [],
-    ignore: Annotated[list[str], typer.Option("--ignore", help="drop codes starting with these (repeatable)")] = [],
+    annotate: Annotated[bool, typer.Option("--annotate", metavar="ANNOTATE",
+                                           help='append % fixed: was "..." to each changed line')] = False,
+    select_: Annotated[list[str], typer.Option("--select", metavar="CODES",
+                                               help="only codes starting with these (repeatable)")] = [],
+    ignore: Annotated[list[str], typer.Option("--ignore", metavar="CODES",
+                                              help="drop codes starting with these (repeatable)")] = [],
     rules: RulesOpt = "",
-    fmt: Annotated[str, typer.Option("--format", help="text or json")] = "text",
+    fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="text or json")] = "text",
 ) -> None:
     """Correct the score sheet in the log itself: safe fixes (totals, winner), unsafe ones with --unsafe-fixes."""
     check_format(fmt, ("text", "json"))
@@ -245,8 +263,10 @@ def fix(
 @app.command()
 def fmt(
     files: Annotated[list[str], typer.Argument(help=".pitch files or folders (searched for *.pitch), or - for stdin")],
-    in_place: Annotated[bool, typer.Option("--in-place", help="rewrite each file (refused if it has unreadable lines)")] = False,
-    check: Annotated[bool, typer.Option("--check", help="list the files not in canonical form; exit 1 if any")] = False,
+    in_place: Annotated[bool, typer.Option("--in-place", metavar="IN_PLACE",
+                                           help="rewrite each file (refused if it has unreadable lines)")] = False,
+    check: Annotated[bool, typer.Option("--check", metavar="CHECK",
+                                        help="list the files not in canonical form; exit 1 if any")] = False,
 ) -> None:
     """Print logs in canonical form: one statement per line, canonical card tokens, comments kept."""
     paths, missing = expand_paths(files)
@@ -287,8 +307,8 @@ def fmt(
 @app.command()
 def explain(
     code: Annotated[str | None, typer.Argument(help="a finding code, e.g. R501")] = None,
-    all_: Annotated[bool, typer.Option("--all", help="every code")] = False,
-    fmt: Annotated[str, typer.Option("--format", help="text, json or markdown")] = "text",
+    all_: Annotated[bool, typer.Option("--all", metavar="ALL", help="every code")] = False,
+    fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="text, json or markdown")] = "text",
 ) -> None:
     """Say what a finding code means, why it matters, and show an example."""
     check_format(fmt, ("text", "json", "markdown"))
@@ -314,7 +334,7 @@ def explain(
 @app.command("rules")
 def rules_cmd(
     name: Annotated[str | None, typer.Argument(help="a preset to show in full, optionally with key=value words")] = None,
-    fmt: Annotated[str, typer.Option("--format", help="table, csv, json or jsonl")] = "table",
+    fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="table, csv, json or jsonl")] = "table",
 ) -> None:
     """List the rule presets and keys, or show one preset in full."""
     check_format(fmt, ("table", "csv", "json", "jsonl"))
@@ -346,13 +366,17 @@ def rules_cmd(
 
 @app.command()
 def simulate(
-    rules: Annotated[str, typer.Option("--rules", help="preset, optionally with key=value words")] = "auction",
-    games: Annotated[int, typer.Option("--games", min=1, help="number of games")] = 10,
-    seed: Annotated[int, typer.Option("--seed", help="random seed (same seed, same games)")] = 0,
-    players: Annotated[int | None, typer.Option("--players", min=2, help="number of players")] = None,
-    faults: Annotated[str, typer.Option("--faults", help="comma-separated: revoke, score, total, winner")] = "",
-    output: Annotated[str | None, typer.Option("--output", "-o", help="write the log here (default stdout)")] = None,
-    key: Annotated[str | None, typer.Option("--key", help="answer key file (default OUTPUT.key.json)")] = None,
+    rules: Annotated[str, typer.Option("--rules", metavar="RULES",
+                                       help="preset, optionally with key=value words")] = "auction",
+    games: Annotated[int, typer.Option("--games", metavar="N", min=1, help="number of games")] = 10,
+    seed: Annotated[int, typer.Option("--seed", metavar="N", help="random seed (same seed, same games)")] = 0,
+    players: Annotated[int | None, typer.Option("--players", metavar="N", min=2, help="number of players")] = None,
+    faults: Annotated[str, typer.Option("--faults", metavar="KINDS",
+                                        help="comma-separated: revoke, score, total, winner")] = "",
+    output: Annotated[str | None, typer.Option("--output", "-o", metavar="FILE",
+                                               help="write the log here (default stdout)")] = None,
+    key: Annotated[str | None, typer.Option("--key", metavar="FILE",
+                                            help="answer key file (default OUTPUT.key.json)")] = None,
 ) -> None:
     """Write legal games played by simple bots, optionally with injected faults and an answer key."""
     wanted = tuple(f for f in faults.split(",") if f)
@@ -382,7 +406,7 @@ def simulate(
 @app.command()
 def compact(
     dataset: Annotated[str, typer.Argument(help="dataset folder")],
-    rows: Annotated[int, typer.Option("--rows", min=1, help="plays rows per merged batch")] = 2_000_000,
+    rows: Annotated[int, typer.Option("--rows", metavar="N", min=1, help="plays rows per merged batch")] = 2_000_000,
 ) -> None:
     """Merge a dataset's small batches into larger ones (atomic; readers see the old or the new)."""
     if not Path(dataset, "current").exists():
@@ -397,9 +421,10 @@ def compact(
 @app.command()
 def check(
     dataset: Annotated[str, typer.Argument(help="dataset folder")],
-    repair: Annotated[bool, typer.Option("--repair", help="roll back an interrupted publish and remove the "
+    repair: Annotated[bool, typer.Option("--repair", metavar="REPAIR",
+                                         help="roll back an interrupted publish and remove the "
                                          "left-overs (never a published game)")] = False,
-    fmt: Annotated[str, typer.Option("--format", help="text or json")] = "text",
+    fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="text or json")] = "text",
 ) -> None:
     """Verify a dataset file by file against its manifest and checksums; exit 0 sound, 1 problems, 2 no dataset."""
     from ..check import CheckError, check_dataset, repair_dataset

@@ -138,16 +138,20 @@ def _print(console: Console, renderable: RenderableType, width: int) -> None:
 @app.command()
 def replay(
     file: Annotated[str, typer.Argument(help="a .pitch file, or - for stdin")],
-    game: Annotated[str | None, typer.Option("--game", help="a game: its name (GameId, or FILE#N) or its "
+    game: Annotated[str | None, typer.Option("--game", metavar="GAME",
+                                             help="a game: its name (GameId, or FILE#N) or its "
                                              "number in the file, from 1")] = None,
-    hand: Annotated[int | None, typer.Option("--hand", help="a hand number; without it, --game walks the "
+    hand: Annotated[int | None, typer.Option("--hand", metavar="N", help="a hand number; without it, --game walks the "
                                              "whole game's score sheet")] = None,
-    step: Annotated[bool, typer.Option("--step", help="one trick at a time: Space/Enter next, b back, "
+    step: Annotated[bool, typer.Option("--step", metavar="UNIT", help="one trick at a time: Space/Enter next, b back, "
                                        "q quit")] = False,
-    by_card: Annotated[bool, typer.Option("--by-card", help="with --step (implied), one card at a time")] = False,
-    rules: Annotated[str, typer.Option("--rules", help="override the game's rules: a preset and/or key=value "
+    by_card: Annotated[bool, typer.Option("--by-card", metavar="BY_CARD",
+                                          help="with --step (implied), one card at a time")] = False,
+    rules: Annotated[str, typer.Option("--rules", metavar="RULES",
+                                       help="override the game's rules: a preset and/or key=value "
                                        "words")] = "",
-    width: Annotated[int | None, typer.Option("--width", help=f"lay out for this many columns (at least "
+    width: Annotated[int | None, typer.Option("--width", metavar="COLUMNS",
+                                              help=f"lay out for this many columns (at least "
                                               f"{MIN_WIDTH}); default: the terminal's width")] = None,
 ) -> None:
     """Replay a hand trick by trick: the deal, the auction, every trick, findings at the card, the points.

@@ -21,8 +21,9 @@ from ..warehouse import STAT_UNITS, QueryRefused, Warehouse, WarehouseError, ope
 from . import app, fail
 
 OUT_FORMATS = ("table", "csv", "json", "jsonl", "parquet")
-FormatOpt = Annotated[str, typer.Option("--format", help="table, csv, json, jsonl or parquet")]
-OutputOpt = Annotated[str | None, typer.Option("--output", "-o", help="write to this file (default stdout)")]
+FormatOpt = Annotated[str, typer.Option("--format", metavar="FORMAT", help="table, csv, json, jsonl or parquet")]
+OutputOpt = Annotated[str | None, typer.Option("--output", "-o", metavar="FILE",
+                                               help="write to this file (default stdout)")]
 
 
 def _date(value: str | None, option: str) -> dt.date | None:
@@ -132,14 +133,21 @@ def _note_import(wh: Warehouse) -> None:
 @app.command()
 def stats(
     paths: Annotated[list[str], typer.Argument(help="a dataset folder, or log files / folders to read on the fly")],
-    by: Annotated[str, typer.Option("--by", help="player, or team (partnership sides)")] = "player",
-    game: Annotated[str | None, typer.Option("--game", help="only this game (its name or game_id)")] = None,
-    event: Annotated[str | None, typer.Option("--event", help="only games with this Event tag")] = None,
-    rules: Annotated[str | None, typer.Option("--rules", help="only games audited under this preset")] = None,
-    since: Annotated[str | None, typer.Option("--since", help="only games dated on or after YYYY-MM-DD")] = None,
-    until: Annotated[str | None, typer.Option("--until", help="only games dated on or before YYYY-MM-DD")] = None,
-    min_hands: Annotated[int, typer.Option("--min-hands", min=0, help="leave out who played fewer hands")] = 0,
-    sort: Annotated[str | None, typer.Option("--sort", help="order by this column (numbers: largest first)")] = None,
+    by: Annotated[str, typer.Option("--by", metavar="UNIT", help="player, or team (partnership sides)")] = "player",
+    game: Annotated[str | None, typer.Option("--game", metavar="GAME",
+                                             help="only this game (its name or game_id)")] = None,
+    event: Annotated[str | None, typer.Option("--event", metavar="EVENT",
+                                              help="only games with this Event tag")] = None,
+    rules: Annotated[str | None, typer.Option("--rules", metavar="RULES",
+                                              help="only games audited under this preset")] = None,
+    since: Annotated[str | None, typer.Option("--since", metavar="DATE",
+                                              help="only games dated on or after YYYY-MM-DD")] = None,
+    until: Annotated[str | None, typer.Option("--until", metavar="DATE",
+                                              help="only games dated on or before YYYY-MM-DD")] = None,
+    min_hands: Annotated[int, typer.Option("--min-hands", metavar="N", min=0,
+                                           help="leave out who played fewer hands")] = 0,
+    sort: Annotated[str | None, typer.Option("--sort", metavar="COLUMN",
+                                             help="order by this column (numbers: largest first)")] = None,
     fmt: FormatOpt = "table",
     output: OutputOpt = None,
 ) -> None:
@@ -193,10 +201,11 @@ def query(
     sql: Annotated[str | None, typer.Argument(
         help="SQL, @FILE to read it from a file, or - (or nothing) for stdin")] = None,
     data: Annotated[list[str], typer.Option(
-        "--data", help="a dataset folder, or log files / folders (repeatable)")] = [],
+        "--data", metavar="DATASET", help="a dataset folder, or log files / folders (repeatable)")] = [],
     fmt: FormatOpt = "table",
     output: OutputOpt = None,
-    schema: Annotated[bool, typer.Option("--schema", help="list the views and their columns instead")] = False,
+    schema: Annotated[bool, typer.Option("--schema", metavar="SCHEMA",
+                                         help="list the views and their columns instead")] = False,
 ) -> None:
     """Run read-only SQL over the dataset's views (player_hands, player_stats, the raw tables, ...).
 
