@@ -18,7 +18,9 @@ auditor.rules.RulesError: unknown preset 'bridge' (known: auction, sell, setback
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
+from difflib import get_close_matches
 from typing import Any
 
 
@@ -402,12 +404,23 @@ PRESETS: dict[str, Rules] = {
 }
 
 
+def _did_you_mean(word: str, known: Iterable[str]) -> str:
+    """`` (did you mean 'pass'?)`` when a known word is close to ``word``, else nothing.
+
+    >>> _did_you_mean("partnersip", PRESETS), _did_you_mean("zzz", PRESETS)
+    (" (did you mean 'partnership'?)", '')
+    """
+    close = get_close_matches(word, list(known), n=1, cutoff=0.75)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
 def preset(name: str) -> Rules:
     """The named preset, unchanged."""
     try:
         return PRESETS[name]
     except KeyError:
-        raise RulesError(f"unknown preset {name!r} (known: {', '.join(PRESETS)})") from None
+        raise RulesError(f"unknown preset {name!r}{_did_you_mean(name, PRESETS)} "
+                         f"(known: {', '.join(PRESETS)})") from None
 
 
 def with_overrides(rules: Rules, text: str, base_offset: int = 0) -> Rules:
@@ -423,7 +436,8 @@ def with_overrides(rules: Rules, text: str, base_offset: int = 0) -> Rules:
             raise RulesError(f"expected key=value, found {word!r}", base_offset + at)
         key = KEY_BY_NAME.get(name)
         if key is None:
-            raise RulesError(f"unknown rule key {name!r} (see `auditor rules`)", base_offset + at)
+            raise RulesError(f"unknown rule key {name!r}{_did_you_mean(name, KEY_BY_NAME)} (see `auditor rules`)",
+                             base_offset + at)
         try:
             changes[name] = parse_value(key, value)
         except ValueError as e:

@@ -179,3 +179,24 @@ def test_help_names_what_each_option_takes_not_its_python_type():
         assert r.exit_code == 0 and "<str>" not in options and "<int" not in options and "list[" not in options, \
             command
         assert "(default:" not in options, command  # one default, in brackets
+
+
+def test_statistics_quiet_and_output(tmp_path):
+    r = invoke("audit", SAMPLE_LOGS, "--statistics")
+    lines = r.stdout.splitlines()
+    assert r.exit_code == 1 and lines[0].split()[:2] == ["8", "R501"] and "S601" in r.stdout
+    counts = {line.split()[1]: int(line.split()[0]) for line in lines}
+    full = json.loads(invoke("audit", SAMPLE_LOGS, "--format", "json").stdout)
+    assert sum(counts.values()) == len(full) == 26
+    report = tmp_path / "report.json"
+    r = invoke("audit", SAMPLE_LOGS, "--format", "json", "-o", report)
+    assert r.exit_code == 1 and r.stdout == "" and json.loads(report.read_text()) == full
+    r = invoke("audit", SAMPLE_LOGS, "-q")
+    assert r.exit_code == 1 and "audited" not in r.stderr and "R501" in r.stdout
+
+
+def test_a_mistyped_preset_or_key_gets_a_suggestion(tmp_path):
+    r = invoke("audit", SAMPLE_LOGS / "smear.pitch", "--rules", "partnersip")
+    assert r.exit_code == 2 and "did you mean 'partnership'?" in r.stderr
+    r = invoke("audit", SAMPLE_LOGS / "smear.pitch", "--rules", "smear gmae=11")
+    assert r.exit_code == 2 and "did you mean 'game'?" in r.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
@@ -9,6 +10,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console
 
 from ..engine import resolve_rules
 from ..findings import CATALOG, by_code, catalog_markdown, explain as explain_code, select, sort_key, to_csv, \
@@ -108,10 +110,15 @@ def audit(
                                             help="also write scores and findings to this dataset")] = None,
     jobs: JobsOpt = CORES,
     scheduler: SchedulerOpt = None,
-    fix_: Annotated[bool, typer.Option("--fix", metavar="FIX",
+    fix_: Annotated[bool, typer.Option("--fix",
                                        help="first correct the score sheets in the files (`auditor fix`)")] = False,
-    unsafe_fixes: Annotated[bool, typer.Option("--unsafe-fixes", metavar="UNSAFE_FIXES",
+    unsafe_fixes: Annotated[bool, typer.Option("--unsafe-fixes",
                                                help="with --fix, also apply the rulings (S601)")] = False,
+    statistics: Annotated[bool, typer.Option("--statistics", help="how many findings of each code, not each "
+                                             "finding")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="the findings only: no summary")] = False,
+    output: Annotated[str | None, typer.Option("--output", "-o", metavar="FILE",
+                                               help="write the report to FILE (atomically) instead of stdout")] = None,
 ) -> None:
     """Replay every hand and report revokes, illegal plays and scoring mistakes."""
     check_format(fmt, ("text", "json", "jsonl", "csv"))
@@ -134,22 +141,44 @@ def audit(
         raise fail(f"{e.strerror or e}; the dataset is unchanged")
     missing = [f for f in stats.findings if f.code == "E100"]
     found = sorted(select(stats.findings, sel, ign), key=sort_key)
-    if fmt == "json":
-        sys.stdout.write(to_json(found) + "\n")
+    sink = io.StringIO() if output else None
+    write = sink.write if sink is not None else sys.stdout.write
+    if statistics:
+        counts = sorted(by_code(found).items(), key=lambda cn: (-cn[1], cn[0]))
+        if fmt == "text":
+            width = max((len(str(n)) for _, n in counts), default=1)
+            for code, n in counts:
+                title = CATALOG[code].title if code in CATALOG else ""
+                write(f"{n:>{width}}  {code}  {title}\n")
+        else:
+            rows = [{"code": c, "count": n, "title": CATALOG[c].title if c in CATALOG else None} for c, n in counts]
+            write(json.dumps(rows, indent=2) + "\n" if fmt == "json" else
+                  "".join(json.dumps(r) + "\n" for r in rows) if fmt == "jsonl" else
+                  "code,count\n" + "".join(f"{r['code']},{r['count']}\n" for r in rows))
+    elif fmt == "json":
+        write(to_json(found) + "\n")
     elif fmt == "jsonl":
-        sys.stdout.write(to_jsonl(found))
+        write(to_jsonl(found))
     elif fmt == "csv":
-        sys.stdout.write(to_csv(found))
+        write(to_csv(found))
     else:
         # a path that is not there is said once, below, as the command's own error: not also as a finding
         shown = [f for f in found if f.code != "E100"]
-        con = stdout_console()
+        con = stdout_console() if sink is None else Console(file=sink, width=200, color_system=None,
+                                                             soft_wrap=True, highlight=False)
         print_findings(shown, con)
+    if fmt == "text" and not quiet:
+        shown = [f for f in found if f.code != "E100"]
         if stats.files and not stats.games:
             stderr_console().print("auditor: no games found", markup=False)
         elif stats.games:
             for line in summary_lines(stats.games, stats.hands, stats.cards, shown, stats.unscored):
                 stderr_console().print(line, markup=False)
+    if sink is not None:
+        try:
+            write_atomic(output, sink.getvalue().encode("utf-8"))
+        except OSError as e:
+            raise fail(f"cannot write {output}: {e.strerror}")
     if missing:
         for f in missing:
             typer.echo(f"auditor: {f.message}", err=True)
@@ -239,12 +268,12 @@ def _fix_summary(done, diff: bool) -> str:
 @app.command()
 def fix(
     paths: Paths,
-    diff: Annotated[bool, typer.Option("--diff", metavar="DIFF",
+    diff: Annotated[bool, typer.Option("--diff",
                                        help="print a unified diff of the fixes and write nothing")] = False,
-    unsafe_fixes: Annotated[bool, typer.Option("--unsafe-fixes", metavar="UNSAFE_FIXES",
+    unsafe_fixes: Annotated[bool, typer.Option("--unsafe-fixes",
                                                help="also apply the audit's rulings: hand scores "
                                                "replaced by the recomputed ones (S601)")] = False,
-    annotate: Annotated[bool, typer.Option("--annotate", metavar="ANNOTATE",
+    annotate: Annotated[bool, typer.Option("--annotate",
                                            help='append % fixed: was "..." to each changed line')] = False,
     select_: Annotated[list[str], typer.Option("--select", metavar="CODES",
                                                help="only codes starting with these (repeatable)")] = [],
@@ -263,9 +292,9 @@ def fix(
 @app.command()
 def fmt(
     files: Annotated[list[str], typer.Argument(help=".pitch files or folders (searched for *.pitch), or - for stdin")],
-    in_place: Annotated[bool, typer.Option("--in-place", metavar="IN_PLACE",
+    in_place: Annotated[bool, typer.Option("--in-place",
                                            help="rewrite each file (refused if it has unreadable lines)")] = False,
-    check: Annotated[bool, typer.Option("--check", metavar="CHECK",
+    check: Annotated[bool, typer.Option("--check",
                                         help="list the files not in canonical form; exit 1 if any")] = False,
 ) -> None:
     """Print logs in canonical form: one statement per line, canonical card tokens, comments kept."""
@@ -307,7 +336,7 @@ def fmt(
 @app.command()
 def explain(
     code: Annotated[str | None, typer.Argument(help="a finding code, e.g. R501")] = None,
-    all_: Annotated[bool, typer.Option("--all", metavar="ALL", help="every code")] = False,
+    all_: Annotated[bool, typer.Option("--all", help="every code")] = False,
     fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="text, json or markdown")] = "text",
 ) -> None:
     """Say what a finding code means, why it matters, and show an example."""
@@ -421,7 +450,7 @@ def compact(
 @app.command()
 def check(
     dataset: Annotated[str, typer.Argument(help="dataset folder")],
-    repair: Annotated[bool, typer.Option("--repair", metavar="REPAIR",
+    repair: Annotated[bool, typer.Option("--repair",
                                          help="roll back an interrupted publish and remove the "
                                          "left-overs (never a published game)")] = False,
     fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="text or json")] = "text",

@@ -143,9 +143,9 @@ def replay(
                                              "number in the file, from 1")] = None,
     hand: Annotated[int | None, typer.Option("--hand", metavar="N", help="a hand number; without it, --game walks the "
                                              "whole game's score sheet")] = None,
-    step: Annotated[bool, typer.Option("--step", metavar="UNIT", help="one trick at a time: Space/Enter next, b back, "
+    step: Annotated[bool, typer.Option("--step", help="one trick at a time: Space/Enter next, b back, "
                                        "q quit")] = False,
-    by_card: Annotated[bool, typer.Option("--by-card", metavar="BY_CARD",
+    by_card: Annotated[bool, typer.Option("--by-card",
                                           help="with --step (implied), one card at a time")] = False,
     rules: Annotated[str, typer.Option("--rules", metavar="RULES",
                                        help="override the game's rules: a preset and/or key=value "

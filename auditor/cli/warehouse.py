@@ -204,7 +204,7 @@ def query(
         "--data", metavar="DATASET", help="a dataset folder, or log files / folders (repeatable)")] = [],
     fmt: FormatOpt = "table",
     output: OutputOpt = None,
-    schema: Annotated[bool, typer.Option("--schema", metavar="SCHEMA",
+    schema: Annotated[bool, typer.Option("--schema",
                                          help="list the views and their columns instead")] = False,
 ) -> None:
     """Run read-only SQL over the dataset's views (player_hands, player_stats, the raw tables, ...).
