@@ -262,3 +262,10 @@ def test_schema_lists_views_and_columns():
 def test_query_without_data_runs_over_empty_views():
     r = invoke("query", "SELECT count(*) AS n FROM player_stats", "--format", "csv")
     assert r.exit_code == 0 and r.stdout == "n\n0\n" and "views are empty" in r.stderr
+
+
+def test_query_runs_one_statement_and_refuses_several_rather_than_show_only_the_last(ds):
+    r = invoke("query", "--data", str(ds), "SELECT 1 AS a; SELECT 2 AS b")
+    assert r.exit_code == 2 and "2 statements" in r.stderr and r.stdout == ""
+    r = invoke("query", "--data", str(ds), "--format", "csv", "SELECT 2 AS b;")  # a trailing `;` is one statement
+    assert r.exit_code == 0 and r.stdout.splitlines() == ["b", "2"]

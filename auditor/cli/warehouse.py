@@ -16,8 +16,8 @@ from rich.console import Console
 
 from ..render import emit_rows, rich_table, stderr_console, stdout_console, table_to_parquet, write_atomic
 from ..rules import PRESETS
-from ..warehouse import STAT_UNITS, QueryRefused, Warehouse, WarehouseError, open_data, run_query, schema_rows, \
-    stats as league_table
+from ..warehouse import STAT_UNITS, QueryRefused, Warehouse, WarehouseError, check_read_only, open_data, run_query, \
+    schema_rows, stats as league_table
 from . import app, fail
 
 OUT_FORMATS = ("table", "csv", "json", "jsonl", "parquet")
@@ -224,6 +224,11 @@ def query(
                 _emit(table.select(["view", "kind", "column", "type", "meaning"]), fmt, output,
                       title="views (auditor query --schema)")
                 return
+            statements = check_read_only(wh.con, text)
+            if len(statements) > 1:
+                # one result is shown, so one statement is run: the others would be silently lost
+                raise WarehouseError(f"the SQL holds {len(statements)} statements; `auditor query` runs one and "
+                                     "shows its result: run them one at a time")
             table = run_query(wh, text)
     except QueryRefused as e:
         raise fail(f"{e}; nothing was run")
