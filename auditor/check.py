@@ -110,9 +110,10 @@ def _check_generation(root: Path, n: int, report: Report) -> set[str]:
         for name in sorted(names):
             f = part / name
             report.files += 1
-            if name in sums and file_checksum(f) != sums[name]:
+            now = file_checksum(f) if name in sums else None
+            if now is not None and now != sums[name]:
                 report.add(f, "a damaged file: its checksum differs from the one recorded when it was written",
-                           f"recorded {sums[name]}, now {file_checksum(f)}")
+                           f"recorded {sums[name]}, now {now}")
                 continue
             if name.removesuffix(".parquet") not in TABLES:
                 report.add(f, "a file that is no table of the dataset")
@@ -131,16 +132,20 @@ def _check_generation(root: Path, n: int, report: Report) -> set[str]:
     return set(batches)
 
 
+def _require_dataset(root: Path) -> None:
+    if not root.is_dir() or not any((root / p).exists() or (root / p).is_symlink()
+                                    for p in ("current", "gens", "store")):
+        raise CheckError(f"{root} is not a dataset (no current, gens or store): give a folder made by "
+                         "`auditor import`")
+
+
 def check_dataset(root: str | Path, *, holding_lock: bool = False) -> Report:
     """Verify the dataset at ``root``; raises :class:`CheckError` when there is none.
 
     ``holding_lock``: the caller is the writer (a repair), so ``staging`` is nobody's work in progress.
     """
     root = Path(root)
-    if not root.is_dir() or not any((root / p).exists() or (root / p).is_symlink()
-                                    for p in ("current", "gens", "store")):
-        raise CheckError(f"{root} is not a dataset (no current, gens or store): give a folder made by "
-                         "`auditor import`")
+    _require_dataset(root)
     report = Report(root)
     published = generation_of(root)
     report.generation = published
@@ -204,7 +209,7 @@ def repair_dataset(root: str | Path) -> Report:
     are then kept and reported, since they may be the last copy of its games.
     """
     root = Path(root)
-    check_dataset(root)  # raises CheckError when there is no dataset
+    _require_dataset(root)
     done: list[str] = []
     try:
         with locked(root):

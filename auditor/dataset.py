@@ -288,9 +288,9 @@ def publish(root: Path, new: dict[str, dict], drop: Iterable[str] = ()) -> int:
     names published batches the new generation leaves out (``compact``).  The caller holds
     the dataset's lock.  The protocol (docs/dataset.md): every file and folder reaches the
     disk before the one rename of ``current`` publishes it; what an interrupted run leaves
-    is rolled back by the next writer (:func:`recover`).
+    is rolled back by the next writer (:func:`recover`, through :func:`_tidy`, which the caller
+    runs first).
     """
-    recover(root)
     manifest = read_manifest(root)
     batches = {k: v for k, v in manifest["batches"].items() if k not in set(drop)}
     store = root / "store"

@@ -180,7 +180,7 @@ class _Lines:
 
     def __init__(self, data: bytes):
         self.lines = data.split(b"\n")
-        self.original: dict[int, bytes | None] = {}  # 1-based line -> its text before any fix (None: added)
+        self.original: dict[int, bytes] = {}  # 1-based line -> its text before any fix
         self.code: dict[int, str] = {}
         self.removed: set[int] = set()
         self.inserted: dict[int, list[bytes]] = {}  # lines added after a 1-based line
@@ -420,7 +420,7 @@ def _round(data: bytes, findings: list[Finding], path: str, unsafe: bool, allowe
     moved = bool(lines.removed or lines.inserted)
     fixes: list[Fix] = []
     for n in sorted(lines.original):
-        before, code = lines.original[n] or b"", lines.code[n]
+        before, code = lines.original[n], lines.code[n]
         if n in lines.removed:
             now = None
             if annotate:  # the line stays, as a comment saying what it was

@@ -209,12 +209,21 @@ def _raw_view_sql(table: str, source: str | None, by_name: bool = False) -> str:
 def _derived_views(con: duckdb.DuckDBPyConnection, through: str | None = None) -> None:
     """Run the SQL files over the raw views already defined in ``con``: all, or those up to the
     file named ``through`` (each file reads only the files before it)."""
-    # 00_rule_sets.sql copies this into the table rule_sets
-    con.register("_rule_sets_source", _rule_sets(con))
-    for name, text in sql_files():
-        con.execute(text)
+    for i, (name, text) in enumerate(sql_files()):
+        if i == 0:
+            _load_rule_sets(con, text)
+        else:
+            con.execute(text)
         if name == through:
             break
+
+
+def _load_rule_sets(con: duckdb.DuckDBPyConnection, sql: str | None = None) -> None:
+    """The table ``rule_sets`` (00_rule_sets.sql), from the rule sets the ``games`` view names now:
+    made, or made again over another batch."""
+    sql = sql if sql is not None else sql_files()[0][1]
+    con.register("_rule_sets_source", _rule_sets(con))  # the file copies this into the table
+    con.execute(sql.replace("CREATE TABLE", "CREATE OR REPLACE TABLE", 1))
     con.unregister("_rule_sets_source")
 
 
@@ -346,10 +355,7 @@ def summarize_batch(batch_dir: str | Path) -> None:
             # by name: the batch may have been written by an older schema version (compacted or rewritten)
             sql = _raw_view_sql(t, str(f) if t != SUMMARY_TABLE and f.exists() else None, by_name=True)
             con.execute(sql.replace("CREATE VIEW", "CREATE OR REPLACE VIEW", 1))
-        # the one table of the SQL files, a copy of this batch's rule sets: made again for each batch
-        con.register("_rule_sets_source", _rule_sets(con))
-        con.execute(sql_files()[0][1].replace("CREATE TABLE", "CREATE OR REPLACE TABLE", 1))
-        con.unregister("_rule_sets_source")
+        _load_rule_sets(con)  # the one table of the SQL files: this batch's rule sets
         # ordered, so that the same batch always gives the same file
         table = con.sql(f"SELECT * FROM {SUMMARY_VIEW} ORDER BY game_id, player").to_arrow_table()
     table = table.cast(SCHEMAS[SUMMARY_TABLE])
@@ -359,20 +365,18 @@ def summarize_batch(batch_dir: str | Path) -> None:
 
 
 _SUMMARY_LOCK = threading.Lock()
-_SUMMARY: list[duckdb.DuckDBPyConnection] = []
 
 
+@lru_cache(maxsize=1)
 def _summary_connection() -> duckdb.DuckDBPyConnection:
     """The connection :func:`summarize_batch` reuses (the caller holds its lock): the SQL files up to the
     counters' are bound once; each batch then only re-points the raw views (views bind at query time)."""
-    if not _SUMMARY:
-        con, scratch = _private_connection()
-        for t in TABLES:
-            con.execute(_raw_view_sql(t, None))
-        _derived_views(con, through=_SUMMARY_SQL)  # the statistics after it are not needed here
-        weakref.finalize(con, shutil.rmtree, scratch, True)
-        _SUMMARY.append(con)
-    return _SUMMARY[0]
+    con, scratch = _private_connection()
+    for t in TABLES:
+        con.execute(_raw_view_sql(t, None))
+    _derived_views(con, through=_SUMMARY_SQL)  # the statistics after it are not needed here
+    weakref.finalize(con, shutil.rmtree, scratch, True)
+    return con
 
 
 def is_dataset(path: str | Path) -> bool:
