@@ -32,11 +32,17 @@ class Code:
     severity: str = "error"
     kind: str = "input"  # input, deal, auction, play, revoke or score
     fix: str = "none"  # what `auditor fix` does: none, safe (by default) or unsafe (--unsafe-fixes)
+    section: str = ""  # the docs section stating the rule applied: "rules.md#revokes-r501-r502"
+
+    @property
+    def link(self) -> str:
+        """The section as a path from the project's root: ``docs/rules.md#revokes-r501-r502``."""
+        return f"docs/{self.section}"
 
 
 #: Every code, declared once in the core (``core/src/findings.rs``): title, why it matters, example, severity, fix.
-CATALOG: dict[str, Code] = {code: Code(code, title, why, example, severity, kind, fix)
-                            for code, kind, severity, title, why, example, fix in _core.catalog()}
+CATALOG: dict[str, Code] = {code: Code(code, title, why, example, severity, kind, fix, section)
+                            for code, kind, severity, title, why, example, fix, section in _core.catalog()}
 
 
 def kind_of(code: str) -> str:
@@ -118,7 +124,7 @@ def explain(code: str) -> str | None:
     if c is None:
         return None
     return (f"{c.code} ({c.kind}, {c.severity}): {c.title}\n\n"
-            f"Why it matters: {c.why}\n\nExample:\n    {c.example}\n\nFix: {_FIX_WORDS[c.fix]}\n")
+            f"Why it matters: {c.why}\n\nExample:\n    {c.example}\n\nFix: {_FIX_WORDS[c.fix]}\n\nRule: {c.link}\n")
 
 
 _FIX_WORDS = {"none": "none: a verdict, never changed in the record",
@@ -130,7 +136,8 @@ def catalog_markdown() -> str:
     """The catalog as a Markdown document (docs/findings.md is made from it)."""
     out = ["# Finding codes", "", "Generated from `auditor/findings.py` by `auditor explain --all`.", ""]
     for c in CATALOG.values():
-        out += [f"## {c.code}: {c.title}", "", f"Kind: `{c.kind}`; severity: `{c.severity}`; fix: `{c.fix}`.", "",
+        out += [f"## {c.code}: {c.title}", "", f"Kind: `{c.kind}`; severity: `{c.severity}`; fix: `{c.fix}`; "
+                f"rule: [{c.section}]({c.section}).", "",
                 c.why, "",
                 "```", c.example, "```", ""]
     return "\n".join(out)

@@ -39,3 +39,29 @@ def test_the_smear_example_of_the_notation_doc_audits_clean():
     (result,) = audit_games(games)
     assert problems == [] and result.findings == []
     assert [dict(h.score) for h in result.hands] == [{"NS": -2, "EW": 0}, {"NS": 3, "EW": 1}]
+
+
+def _anchors(doc: str) -> set[str]:
+    """The GitHub anchors of a Markdown file's headings."""
+    import re
+
+    text = (ROOT / "docs" / doc).read_text()
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-")
+            for h in re.findall(r"^#+ (.*)$", text, flags=re.M)}
+
+
+def test_every_code_links_to_a_section_that_exists_and_names_it_where_it_can():
+    from auditor.findings import CATALOG
+
+    anchors = {doc: _anchors(doc) for doc in ("rules.md", "notation.md")}
+    for c in CATALOG.values():
+        doc, _, anchor = c.section.partition("#")
+        assert anchor in anchors[doc], f"{c.code}: {c.section} is no heading of docs/{doc}"
+    # a code that a heading of rules.md lists links to one of the sections listing it
+    listed: dict[str, set[str]] = {}
+    for anchor in anchors["rules.md"]:
+        for word in anchor.split("-"):
+            listed.setdefault(word.upper(), set()).add(f"rules.md#{anchor}")
+    for code, sections in listed.items():
+        if code in CATALOG:
+            assert CATALOG[code].section in sections, (code, sections)

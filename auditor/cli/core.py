@@ -347,7 +347,7 @@ def explain(
         return
     if fmt == "json":
         out = [dict(code=c.code, kind=c.kind, severity=c.severity, title=c.title, why=c.why, example=c.example,
-                    fix=c.fix)
+                    fix=c.fix, section=c.link)
                for c in (CATALOG[x] for x in codes if x in CATALOG)]
         if not out:
             raise fail(f"unknown code {code!r}: see `auditor explain --all`")

@@ -54,6 +54,9 @@ pub struct Declaration {
     pub example: &'static str,
     /// What `auditor fix` does about it.
     pub fix: Fix,
+    /// The section of the docs that states the rule it applies: `rules.md#anchor` or
+    /// `notation.md#anchor` (a test checks that every anchor is a heading there).
+    pub section: &'static str,
 }
 
 impl Code {
@@ -84,6 +87,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "Nothing in it could be audited.",
         example: "auditor audit missing.pitch",
         fix: Fix::None,
+        section: "notation.md#bad-input-how-it-is-reported",
     },
     Declaration {
         code: Code::E101,
@@ -92,6 +96,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "The statement is skipped; the rest of the hand is still read, but what it said is lost.",
         example: "bids Bob, Cal pass          % Bob's bid has no word",
         fix: Fix::None,
+        section: "notation.md#statements",
     },
     Declaration {
         code: Code::E102,
@@ -100,6 +105,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "A misspelt keyword means a whole statement is skipped.",
         example: "dealr Ann",
         fix: Fix::None,
+        section: "notation.md#statements",
     },
     Declaration {
         code: Code::E103,
@@ -108,6 +114,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "A card that cannot be read is left out of its trick, so the hand cannot be replayed in full.",
         example: "1. Ann:AX Bob:3S Cal:9S Dee:KS",
         fix: Fix::None,
+        section: "notation.md#tricks",
     },
     Declaration {
         code: Code::E104,
@@ -116,6 +123,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "Every name must be seated in the Players tag (or be a team of the Teams tag in score lines).",
         example: "dealer Eve                  % Players \"Ann Bob Cal Dee\"",
         fix: Fix::None,
+        section: "notation.md#games-and-tags",
     },
     Declaration {
         code: Code::E105,
@@ -124,6 +132,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "Without a rule set the game cannot be audited.",
         example: "[Rules \"auction game=seven\"]",
         fix: Fix::None,
+        section: "rules.md#overriding-a-rule",
     },
     Declaration {
         code: Code::E106,
@@ -132,6 +141,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "A gap or repeat often means a hand was lost or pasted twice.",
         example: "hand 1 ... hand 3",
         fix: Fix::None,
+        section: "notation.md#hands",
     },
     Declaration {
         code: Code::E107,
@@ -140,6 +150,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "Seats and rules drive every other check.",
         example: "[Players \"Ann Bob Ann\"]",
         fix: Fix::None,
+        section: "notation.md#required-tags-for-each-preset",
     },
     Declaration {
         code: Code::E108,
@@ -148,6 +159,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "The notation fixes the order of a hand's statements so that a record reads one way only.",
         example: "a `deal` line after the tricks",
         fix: Fix::None,
+        section: "notation.md#hands",
     },
     Declaration {
         code: Code::E109,
@@ -156,6 +168,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "The bytes are replaced and the line read anyway; a binary file is skipped whole.",
         example: "caf\\xe9",
         fix: Fix::None,
+        section: "notation.md#encoding-and-file-shape",
     },
     Declaration {
         code: Code::D201,
@@ -164,6 +177,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "One deck has one of each card: a duplicate means the record is wrong somewhere.",
         example: "1. Ann:AS Bob:3S Cal:AS Dee:KS",
         fix: Fix::None,
+        section: "notation.md#hands",
     },
     Declaration {
         code: Code::D202,
@@ -172,6 +186,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "Each player holds the preset's hand size; a short or long hand breaks the replay.",
         example: "deal Ann: AS KS QS JS TS    % five cards",
         fix: Fix::None,
+        section: "notation.md#hands",
     },
     Declaration {
         code: Code::D203,
@@ -180,6 +195,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "Jokers exist only in the ten-point presets.",
         example: "1. Ann:JKH ...",
         fix: Fix::None,
+        section: "rules.md#rule-keys",
     },
     Declaration {
         code: Code::D204,
@@ -188,6 +204,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "The deal line and the tricks disagree: one of them is wrong.",
         example: "deal Ann: AS ...; 1. Ann:KS  % Ann was not dealt KS",
         fix: Fix::None,
+        section: "notation.md#hands",
     },
     Declaration {
         code: Code::D205,
@@ -196,6 +213,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "The deal passes clockwise (after a setback throw-in the same dealer deals again); a wrong dealer changes who bids last and who may steal.",
         example: "hand 1 dealer Ann / hand 2 dealer Cal",
         fix: Fix::None,
+        section: "rules.md#dealer-rotation-d205",
     },
     Declaration {
         code: Code::D206,
@@ -204,6 +222,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "After trump is named only non-trumps may be thrown, except trumps in excess of the hand size; a player can only throw what they hold; with `discard=all-non-trumps` every non-trump dealt goes; the dealer refills every hand to the hand size (`draw=on`) or everyone discards down to it; with `leftover=bidder` the pitcher takes what the stock still holds.",
         example: "trump S / discard Ann: 7D 3S   % 3S is a trump, and Ann holds only four",
         fix: Fix::None,
+        section: "rules.md#the-partnership-variations",
     },
     Declaration {
         code: Code::A301,
@@ -212,6 +231,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "Each player speaks once, clockwise from the dealer's left (the eldest hand's left when selling), the dealer last.",
         example: "dealer Ann / bids Cal 2, Bob pass, Dee pass, Ann pass",
         fix: Fix::None,
+        section: "rules.md#speaking-order-a301-a302",
     },
     Declaration {
         code: Code::A302,
@@ -220,6 +240,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "Each player has one chance to bid.",
         example: "bids Bob 2, Cal pass, Bob 3",
         fix: Fix::None,
+        section: "rules.md#speaking-order-a301-a302",
     },
     Declaration {
         code: Code::A303,
@@ -228,6 +249,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "Every bid must beat the standing bid (the dealer may equal it where the preset allows a steal).",
         example: "bids Bob 3, Cal 2",
         fix: Fix::None,
+        section: "rules.md#bid-words-and-the-top-bid-a303-a304",
     },
     Declaration {
         code: Code::A304,
@@ -236,6 +258,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "Bids run from the preset's minimum to its top bid.",
         example: "bids Bob 7     % auction bids 2-4",
         fix: Fix::None,
+        section: "rules.md#bid-words-and-the-top-bid-a303-a304",
     },
     Declaration {
         code: Code::A305,
@@ -244,6 +267,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "Whether the dealer may take the contract by equalling the high bid (and whether a smudge may be equalled) is a preset key.",
         example: "setback: bids Bob 2, Cal pass, Dee pass, Ann 2   % Ann deals",
         fix: Fix::None,
+        section: "rules.md#dealer-steal-a305",
     },
     Declaration {
         code: Code::A306,
@@ -252,6 +276,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "When nobody bids, the preset says who pitches (eldest hand, no contract), whether the hand is thrown in (same dealer again), or that the dealer must bid.",
         example: "partnership: everyone passes, dealer included",
         fix: Fix::None,
+        section: "rules.md#when-everybody-passes-a306",
     },
     Declaration {
         code: Code::A307,
@@ -260,6 +285,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "The auction's winner pitches: someone else leading the first trick takes the contract from them.",
         example: "bids Bob 2, Cal 3, Dee pass, Ann pass / 1. Bob:AS ...",
         fix: Fix::None,
+        section: "rules.md#who-pitches-a307-p403",
     },
     Declaration {
         code: Code::A308,
@@ -268,6 +294,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "In the selling auction the eldest hand ends the auction with `sells` or `keeps`.",
         example: "bids Cal 2, Dee pass, Ann pass        % Bob, eldest, says nothing",
         fix: Fix::None,
+        section: "rules.md#the-selling-auction-auctionsell-a308",
     },
     Declaration {
         code: Code::A309,
@@ -276,6 +303,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "With pitching=on a pitch (worth four) can only be taken over by the dealer, pitching another suit or bidding a smudge.",
         example: "bids Bob pitch H, Cal 5, Dee pass, Ann pass   % only Ann, the dealer, may take over",
         fix: Fix::None,
+        section: "rules.md#the-partnership-variations",
     },
     Declaration {
         code: Code::P401,
@@ -284,6 +312,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "The winner of each trick leads the next.",
         example: "Ann wins trick 1, Bob leads trick 2",
         fix: Fix::None,
+        section: "rules.md#play-p401-p402-p404-p406-r501",
     },
     Declaration {
         code: Code::P402,
@@ -292,6 +321,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "Each player plays one card to each trick, clockwise from the leader (with `trumps_only`, each player still holding a trump).",
         example: "1. Ann:AS Bob:3S Cal:9S",
         fix: Fix::None,
+        section: "rules.md#play-p401-p402-p404-p406-r501",
     },
     Declaration {
         code: Code::P403,
@@ -300,6 +330,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "When nobody bid, the preset names who pitches (the eldest hand); they lead the first trick.",
         example: "auction, all pass, dealer Ann: Cal leads trick 1 instead of Bob",
         fix: Fix::None,
+        section: "rules.md#who-pitches-a307-p403",
     },
     Declaration {
         code: Code::P404,
@@ -308,6 +339,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "The first card led names trump (a joker names none: a `trump` line must then name it).",
         example: "trump H / 1. Ann:AS ...",
         fix: Fix::None,
+        section: "rules.md#play-p401-p402-p404-p406-r501",
     },
     Declaration {
         code: Code::P405,
@@ -316,6 +348,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "With first_trick_trump=free nobody may trump the first trick.",
         example: "(partnership first_trick_trump=free)",
         fix: Fix::None,
+        section: "rules.md#first_trick_trumpfree-p404-p405",
     },
     Declaration {
         code: Code::P406,
@@ -324,6 +357,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "Every card dealt is played; a missing trick means the points cannot be recomputed.",
         example: "tricks 1-5 recorded, trick 6 missing",
         fix: Fix::None,
+        section: "rules.md#play-p401-p402-p404-p406-r501",
     },
     Declaration {
         code: Code::P407,
@@ -332,6 +366,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "Where only trumps may be played, a player without a trump drops out of the hand's play and plays no more cards.",
         example: "(tenpoint52, trump S) 3. Ann:AS Bob:4H   % Bob holds no spade",
         fix: Fix::None,
+        section: "rules.md#the-ten-point-presets-tenpoint-tenpoint52",
     },
     Declaration {
         code: Code::R501,
@@ -340,6 +375,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "A revoke changes who can win tricks; the preset's penalty applies (the revoker scores nothing and is set back the bid).",
         example: "2. Cal:9S Dee:4H   % Cal led spades; Dee held 7S",
         fix: Fix::None,
+        section: "rules.md#revokes-r501-r502",
     },
     Declaration {
         code: Code::R502,
@@ -348,6 +384,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "Either the call was wrong (and the penalty must not apply) or the record of the play is wrong.",
         example: "revoke Bob trick 3   % Bob followed suit in trick 3",
         fix: Fix::None,
+        section: "rules.md#revokes-r501-r502",
     },
     Declaration {
         code: Code::S601,
@@ -356,6 +393,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "The sheet decides the game; a wrong hand score changes who wins.",
         example: "S601 Cal: recorded 1, expected 0 (High: Ann held AS; Low: Dee held 2S; ...)",
         fix: Fix::Unsafe,
+        section: "rules.md#s601-the-hands-score",
     },
     Declaration {
         code: Code::S602,
@@ -364,6 +402,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "An arithmetic slip on the sheet, found by checking the sheet against itself.",
         example: "score Ann 2 / total Ann 9   % previous total 6",
         fix: Fix::Safe,
+        section: "rules.md#s602-the-sheet-against-itself",
     },
     Declaration {
         code: Code::S603,
@@ -372,6 +411,7 @@ pub static CATALOG: [Declaration; 37] = [
         why: "The game ends in the hand where someone goes out, by the preset's counting order.",
         example: "winner Bob   % Ann reached 7 first, counting the pitcher's points first",
         fix: Fix::Safe,
+        section: "rules.md#s603-the-winner",
     },
 ];
 

@@ -1333,17 +1333,21 @@ fn split_file(py: Python<'_>, path: &str, chunk_bytes: u64) -> PyResult<Vec<(u64
         .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))
 }
 
-/// Every finding code's declaration: `[(code, kind, severity, title, why, example, fix)]`.
+/// The fields of one declaration, as [`catalog`] gives them.
+type DeclarationRow = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+);
+
+/// Every finding code's declaration: `[(code, kind, severity, title, why, example, fix, section)]`.
 #[pyfunction]
-fn catalog() -> Vec<(
-    &'static str,
-    &'static str,
-    &'static str,
-    &'static str,
-    &'static str,
-    &'static str,
-    &'static str,
-)> {
+fn catalog() -> Vec<DeclarationRow> {
     crate::findings::CATALOG
         .iter()
         .map(|d| {
@@ -1355,6 +1359,7 @@ fn catalog() -> Vec<(
                 d.why,
                 d.example,
                 d.fix.as_str(),
+                d.section,
             )
         })
         .collect()
