@@ -262,3 +262,116 @@ def audit_games(games: Iterable[Game], override: str = "") -> list[GameResult]:
             rule_sets.append(None)
     out = _core.audit_records(games, [core_rules(r) if r is not None else None for r in rule_sets])
     return [GameResult(g, None) if r is None else _result(g, r, d) for g, r, d in zip(games, rule_sets, out)]
+
+
+# ---------------------------------------------------------------- perfect play
+
+@dataclass(frozen=True)
+class PlayCost:
+    """One card of the record under perfect play: the pitcher's score before and after it, and
+    what it cost the player's side (a mistake when above 0)."""
+
+    trick: int
+    position: int  # 0: the lead
+    player: str
+    card: str
+    before: int
+    after: int
+    cost: int
+    illegal: bool  # the card broke the follow rule (a revoke)
+    best: tuple[str, ...] = ()  # for a mistake: the legal cards that kept the value
+
+
+@dataclass(frozen=True)
+class RevokeDamage:
+    """What a revoke cost the innocent side: the points it was sure to take had the revoker played
+    a legal card, against those it took."""
+
+    trick: int
+    position: int
+    revoker: str
+    innocent: tuple[str, ...]
+    sure: int
+    took: int
+    line: tuple[tuple[str, str], ...]  # (player, card) of perfect play from the revoke on
+
+    @property
+    def damage(self) -> int:
+        return max(0, self.sure - self.took)
+
+
+@dataclass(frozen=True)
+class HandAnalysis:
+    """A hand examined under perfect play (every card known): par, result, each card's cost,
+    the claim and the revokes' damage; or ``not_analysable`` saying why it cannot be."""
+
+    game: str
+    hand: int
+    pitcher: str | None = None
+    pitcher_side: str | None = None
+    trump: str | None = None
+    par: int | None = None  # the pitcher's score under perfect play from the first lead
+    par_by_trump: tuple[tuple[str, int], ...] = ()  # (suit letter, par) for each trump it could pitch
+    par_by_trump_unknown: str | None = None
+    result: int | None = None  # the pitcher's score as the cards fell, before revoke penalties
+    plays: tuple[PlayCost, ...] = ()
+    claim: int | None = None  # the first trick from which every legal line gives the same points
+    revokes: tuple[RevokeDamage, ...] = ()
+    not_analysable: str | None = None
+
+    @property
+    def mistakes(self) -> tuple[PlayCost, ...]:
+        return tuple(p for p in self.plays if p.cost > 0)
+
+    @property
+    def best_trump(self) -> tuple[str, int] | None:
+        """The trump with the highest par (the one pitched on a tie), if the hands allow the question."""
+        if not self.par_by_trump:
+            return None
+        return max(self.par_by_trump, key=lambda t: (t[1], t[0] == self.trump))
+
+
+def analyze_games(games: Iterable[Game], override: str = "", jobs: int = 1) -> list[list[HandAnalysis]]:
+    """Examine every hand of a batch of games under perfect play, in the core (GIL released).
+
+    One list per game, one :class:`HandAnalysis` per hand that was played (thrown-in hands and
+    misdeals have none); a game whose rules cannot be resolved gives an empty list.
+    """
+    games = list(games)
+    rule_sets: list[Rules | None] = []
+    for game in games:
+        try:
+            rule_sets.append(resolve_rules(game.tag("Rules"), override))
+        except RulesError:
+            rule_sets.append(None)
+    cores = [core_rules(r) if r is not None else None for r in rule_sets]
+    out: list[list[HandAnalysis]] = []
+    for game, r, d in zip(games, rule_sets, _core.analyze_records(games, cores, jobs)):
+        if r is None or d is None:
+            out.append([])
+            continue
+        names, sides, side_of = d["names"], d["sides"], d["side_of"]
+        name = lambda s: names[s] if 0 <= s < len(names) else "?"  # noqa: E731
+        rows = []
+        for h, a in zip(game.hands, d["hands"]):
+            if a is None:
+                continue
+            if isinstance(a, str):
+                rows.append(HandAnalysis(game.name, h.number, not_analysable=a))
+                continue
+            p = a["pitcher"]
+            rows.append(HandAnalysis(
+                game.name, h.number, pitcher=name(p),
+                pitcher_side=sides[side_of[p]] if 0 <= p < len(side_of) and 0 <= side_of[p] < len(sides) else None,
+                trump=SUITS[a["trump"]], par=a["par"],
+                par_by_trump=tuple((SUITS[t], v) for t, v in a["par_by_trump"]),
+                par_by_trump_unknown=a["par_by_trump_unknown"], result=a["result"],
+                plays=tuple(PlayCost(t, pos, name(s), CARD_NAMES[c], b, af, cost, ill, tuple(CARD_NAMES[x] for x in best))
+                            for t, pos, s, c, b, af, cost, ill, best in a["plays"]),
+                claim=a["claim"],
+                revokes=tuple(RevokeDamage(t, pos, name(s), tuple(sides[i] for i in range(len(sides)) if inn >> i & 1),
+                                           sure, took, tuple((name(ps), CARD_NAMES[c]) for ps, c in line))
+                              for t, pos, s, inn, sure, took, line in a["revokes"]),
+            ))
+        out.append(rows)
+    return out

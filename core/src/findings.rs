@@ -10,6 +10,8 @@ use crate::notation::Code;
 pub enum Severity {
     Error,
     Warning,
+    /// An examination that goes with another finding (what a revoke cost).
+    Info,
 }
 
 impl Severity {
@@ -18,6 +20,7 @@ impl Severity {
         match self {
             Severity::Error => "error",
             Severity::Warning => "warning",
+            Severity::Info => "info",
         }
     }
 }
@@ -79,7 +82,7 @@ impl Code {
 }
 
 /// Every code, in catalogue order.
-pub static CATALOG: [Declaration; 37] = [
+pub static CATALOG: [Declaration; 38] = [
     Declaration {
         code: Code::E100,
         severity: Severity::Error,
@@ -383,6 +386,15 @@ pub static CATALOG: [Declaration; 37] = [
         title: "a revoke called at the table that the record does not show",
         why: "Either the call was wrong (and the penalty must not apply) or the record of the play is wrong.",
         example: "revoke Bob trick 3   % Bob followed suit in trick 3",
+        fix: Fix::None,
+        section: "rules.md#revokes-r501-r502",
+    },
+    Declaration {
+        code: Code::R503,
+        severity: Severity::Info,
+        title: "what a revoke cost the innocent side, by perfect play from the revoke on",
+        why: "The loss an innocent side sustained by a revoke must be made good where the tricks clearly show it: the points it was sure to take had the revoker played a legal card (the revoker's side then playing to hold it down), against the points it took. Zero when the revoke gained nothing, and said so.",
+        example: "R503 the revoke by Dee in trick 3 cost NS 1 point: had Dee played a legal card (7S), NS were sure to take 3 points (line: 3. Dee:7S ...), and took 2 points",
         fix: Fix::None,
         section: "rules.md#revokes-r501-r502",
     },

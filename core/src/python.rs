@@ -1451,6 +1451,132 @@ fn audit_records<'py>(
     Ok(out)
 }
 
+/// One hand's examination as a dict (or the reason it cannot be examined, as a str).
+fn analysis_py<'py>(
+    py: Python<'py>,
+    a: &Result<engine::analysis::HandAnalysis, engine::solver::NotAnalysable>,
+) -> PyResult<Obj<'py>> {
+    let a = match a {
+        Ok(a) => a,
+        Err(e) => return Ok(PyString::new(py, &e.0).into_any()),
+    };
+    let d = PyDict::new(py);
+    d.set_item("pitcher", a.pitcher)?;
+    d.set_item("trump", a.trump)?;
+    d.set_item("par", a.par)?;
+    d.set_item("par_by_trump", a.par_by_trump.clone())?;
+    d.set_item("par_by_trump_unknown", a.par_by_trump_unknown.clone())?;
+    d.set_item("result", a.result)?;
+    d.set_item("claim", a.claim)?;
+    d.set_item("nodes", a.nodes)?;
+    let plays = PyList::empty(py);
+    for p in &a.plays {
+        let best: Vec<u8> = p.best.iter().map(|c| c.index()).collect();
+        plays.append((
+            p.trick,
+            p.pos,
+            p.seat,
+            p.card.index(),
+            p.before,
+            p.after,
+            p.cost,
+            p.illegal,
+            best,
+        ))?;
+    }
+    d.set_item("plays", plays)?;
+    let revokes = PyList::empty(py);
+    for r in &a.revokes {
+        let line: Vec<(i32, u8)> = r.line.iter().map(|&(s, c)| (s, c.index())).collect();
+        revokes.append((r.trick, r.pos, r.seat, r.innocent, r.sure, r.took, line))?;
+    }
+    d.set_item("revokes", revokes)?;
+    Ok(d.into_any())
+}
+
+/// Examine every scored hand of games given as `auditor.notation.Game` records under perfect
+/// play, on `jobs` threads with the GIL released. Per game (None: not audited) a dict of
+/// `names`, `sides`, `side_of` and `hands`; per hand: a
+/// dict (par, result, each card's cost, the claim, the revokes' damage), the reason the hand
+/// cannot be examined (a str), or None for a hand that was not played.
+#[pyfunction]
+#[pyo3(signature = (games, rules, jobs=1))]
+fn analyze_records<'py>(
+    py: Python<'py>,
+    games: &Bound<'py, PyAny>,
+    rules: Vec<Option<Py<PyRules>>>,
+    jobs: usize,
+) -> PyResult<Bound<'py, PyList>> {
+    use engine::analysis::{HandAnalysis, analyse_hand};
+    use engine::solver::NotAnalysable;
+    type Examined = Option<(
+        engine::Seats,
+        Vec<Option<Result<HandAnalysis, NotAnalysable>>>,
+    )>;
+    let mut parsed: Vec<Game> = Vec::new();
+    for g in games.try_iter()? {
+        parsed.push(game_from(&g?)?);
+    }
+    let sets: Vec<Option<std::sync::Arc<RuleSet>>> = rules
+        .iter()
+        .map(|r| r.as_ref().map(|r| std::sync::Arc::new(r.get().inner.clone())))
+        .collect();
+    let examine = |g: &Game, r: &Option<std::sync::Arc<RuleSet>>| -> Examined {
+        let r = r.as_ref()?;
+        let res = engine::audit_game(g, r);
+        let seats = res.seats.as_ref()?;
+        let hands = res
+            .preps
+            .iter()
+            .zip(&res.hands)
+            .map(|(prep, hs)| {
+                (hs.status != engine::Status::ThrownIn && hs.status != engine::Status::Misdeal)
+                    .then(|| analyse_hand(prep, hs, r, seats))
+            })
+            .collect();
+        Some((seats.clone(), hands))
+    };
+    let results: Vec<Examined> = py.detach(|| {
+        let jobs = jobs.clamp(1, 64);
+        let chunk = parsed.len().div_ceil(jobs).max(1);
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = parsed
+                .chunks(chunk)
+                .zip(sets.chunks(chunk))
+                .map(|(gs, rs)| {
+                    scope.spawn(move || gs.iter().zip(rs).map(|(g, r)| examine(g, r)).collect::<Vec<_>>())
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_default())
+                .collect()
+        })
+    });
+    let out = PyList::empty(py);
+    for r in &results {
+        match r {
+            None => out.append(py.None())?,
+            Some((seats, hands)) => {
+                let l = PyList::empty(py);
+                for h in hands {
+                    match h {
+                        None => l.append(py.None())?,
+                        Some(a) => l.append(analysis_py(py, a)?)?,
+                    }
+                }
+                let d = PyDict::new(py);
+                d.set_item("names", &seats.names)?;
+                d.set_item("sides", &seats.side_names)?;
+                d.set_item("side_of", &seats.side_of)?;
+                d.set_item("hands", l)?;
+                out.append(d)?;
+            }
+        }
+    }
+    Ok(out)
+}
+
 // ---------------------------------------------------------------------- the module
 
 /// A streaming parser over a stream of bytes: feed chunks, take games and findings.
@@ -1626,6 +1752,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(import_file, m)?)?;
     m.add_function(wrap_pyfunction!(split_file, m)?)?;
     m.add_function(wrap_pyfunction!(catalog, m)?)?;
+    m.add_function(wrap_pyfunction!(analyze_records, m)?)?;
     m.add_function(wrap_pyfunction!(trump_table, m)?)?;
     m.add_function(wrap_pyfunction!(speaking_order, m)?)?;
     m.add_function(wrap_pyfunction!(legal_cards, m)?)?;

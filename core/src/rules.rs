@@ -190,3 +190,80 @@ pub fn bid_number(word: &str) -> Option<i32> {
     }
     word.parse::<i32>().ok().filter(|&n| n <= 99)
 }
+
+/// Rule sets for the core's own unit tests (the presets themselves are declared in Python).
+#[cfg(test)]
+pub mod tests_support {
+    use super::*;
+
+    /// A few presets, as `auditor.rules` resolves them.
+    pub fn preset(name: &str) -> RuleSet {
+        let mut r = RuleSet {
+            preset: name.into(),
+            players: (3, 7),
+            partnership: false,
+            hand_size: 6,
+            deal_size: (6, Vec::new()),
+            deck: Deck::Plain,
+            min_bid: 2,
+            top_bid: 4,
+            top_bid_words: vec!["smudge".into()],
+            auction: Auction::OnceRound,
+            dealer_steal: true,
+            steal_smudge: false,
+            all_pass: AllPass::EldestPitches,
+            sold_contract: true,
+            low: Low::Holder,
+            follow: Follow::FollowOrTrump,
+            follow_name: "follow-or-trump".into(),
+            trumps_only: false,
+            game: 7,
+            count_down: false,
+            going_out: GoingOut::PitcherFirst,
+            smudge: Smudge::WinsGame,
+            trey: false,
+            game_point: GamePoint::Count,
+            revoke: Revoke::Bid,
+            club_settlement: true,
+            draw: false,
+            discard: Discard::NonTrumps,
+            leftover_to_bidder: false,
+            pitching: false,
+            double_loss: false,
+            first_trick_trump: FirstTrickTrump::Led,
+            unsupported: Vec::new(),
+            text: name.into(),
+            points_in_play: 4,
+            point_names: ["High", "Low", "Jack", "Game"].map(String::from).to_vec(),
+        };
+        match name {
+            "partnership" | "cutthroat" => {
+                r.partnership = name == "partnership";
+                r.low = Low::Taker;
+                r.smudge = Smudge::AllTricks;
+                r.top_bid = 5;
+                r.going_out = GoingOut::BidderOnly;
+                r.game = 21;
+            }
+            "smear" => {
+                r.partnership = true;
+                r.deck = Deck::Jick;
+                r.smudge = Smudge::None;
+                r.top_bid = 5;
+                r.points_in_play = 5;
+            }
+            "tenpoint" | "tenpoint52" => {
+                r.partnership = true;
+                r.deck = Deck::Jokers;
+                r.trey = true;
+                r.smudge = if name == "tenpoint" { Smudge::None } else { Smudge::Moon };
+                r.trumps_only = name == "tenpoint52";
+                r.top_bid = 10;
+                r.points_in_play = 10;
+                r.game = if name == "tenpoint" { 21 } else { 52 };
+            }
+            _ => {}
+        }
+        r
+    }
+}

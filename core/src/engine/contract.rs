@@ -6,6 +6,55 @@ use super::{HandScore, Prepared, RevokePlay, Seats, Status};
 use crate::cards::{Card, TrumpTable};
 use crate::rules::{AllPass, Revoke, RuleSet, Smudge};
 
+/// What the pitcher's side must make, and what making it or not is worth: the one definition
+/// of a contract's value, for the score and for the solver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Contract {
+    /// The bid to make (0: no contract).
+    pub bid: i32,
+    /// A top bid that means something (`smudge` is not `none`).
+    pub smudge: bool,
+    /// `smudge=all-tricks` and this is the top bid: every point and every trick are needed.
+    pub sweep: bool,
+    /// What a failure costs, in bids (2: a takeover under `double_loss=on`).
+    pub loss: i32,
+}
+
+impl Contract {
+    /// The contract of a prepared hand under `rules`.
+    pub fn of(prep: &Prepared, rules: &RuleSet) -> Contract {
+        let sweep = rules.smudge == Smudge::AllTricks && prep.top_bid;
+        Contract {
+            bid: prep.contract.max(0),
+            smudge: sweep
+                || (prep.top_bid && matches!(rules.smudge, Smudge::WinsGame | Smudge::Moon)),
+            sweep,
+            loss: if prep.takeover && rules.double_loss {
+                2
+            } else {
+                1
+            },
+        }
+    }
+
+    /// Whether the contract is made, and the pitcher's side's score before any revoke penalty,
+    /// from the points it won (`mine`) and whether it took every point and every trick (`swept`).
+    pub fn value(&self, mine: i32, swept: bool) -> (bool, i32) {
+        if self.bid <= 0 {
+            return (true, mine);
+        }
+        let ok = if self.sweep { swept } else { mine >= self.bid };
+        let value = if !ok {
+            -self.bid * self.loss
+        } else if self.sweep {
+            self.bid
+        } else {
+            mine
+        };
+        (ok, value)
+    }
+}
+
 /// Points, contract and penalties of one hand.
 pub fn score_hand(prep: &Prepared, rules: &RuleSet, seats: &Seats) -> HandScore {
     let sides = seats.side_names.len();
@@ -92,30 +141,15 @@ pub fn score_hand(prep: &Prepared, rules: &RuleSet, seats: &Seats) -> HandScore 
         -1
     };
     let ps = usize::try_from(p).ok().filter(|&x| x < sides);
-    let loss = if prep.takeover && rules.double_loss {
-        2
-    } else {
-        1
-    };
     hs.takeover = prep.takeover;
     if let (Some(pi), true) = (ps, prep.contract > 0) {
         let mine = made.get(pi).copied().unwrap_or(0);
-        let ok = if rules.smudge == Smudge::AllTricks && prep.top_bid {
-            hs.smudge = true;
-            pts.awards.iter().all(|a| a.side == p)
-                && pts.tricks.get(pi).copied().unwrap_or(0) == pts.tricks.iter().sum::<i32>()
-        } else {
-            hs.smudge = prep.top_bid && matches!(rules.smudge, Smudge::WinsGame | Smudge::Moon);
-            mine >= prep.contract
-        };
+        let swept = pts.awards.iter().all(|a| a.side == p)
+            && pts.tricks.get(pi).copied().unwrap_or(0) == pts.tricks.iter().sum::<i32>();
+        let c = Contract::of(prep, rules);
+        hs.smudge = c.smudge;
+        let (ok, value) = c.value(mine, swept);
         hs.contract_made = Some(ok);
-        let value = if !ok {
-            -prep.contract * loss
-        } else if hs.smudge && rules.smudge == Smudge::AllTricks {
-            prep.contract
-        } else {
-            mine
-        };
         if let Some(x) = score.get_mut(pi) {
             *x = value;
         }

@@ -10,6 +10,7 @@
 //! Every verdict is a [`Finding`]: a stable code, where it is, who it is about, what the
 //! record shows and what was expected.
 
+pub mod analysis;
 pub mod auction;
 pub mod contract;
 pub mod exchange;
@@ -17,6 +18,7 @@ pub mod play;
 pub mod points;
 pub mod settlement;
 pub mod sheet;
+pub mod solver;
 
 use crate::cards::{Card, CardMask};
 use crate::notation::parser::parse_teams;

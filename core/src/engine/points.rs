@@ -112,6 +112,31 @@ fn card_name(c: Option<Card>) -> &'static str {
     c.map_or("none", Card::name)
 }
 
+/// The points won by taking a card in a trick, in counting order: (name, card, worth). Jack, then
+/// the off-jack and jokers (`deck=54`) or the Jick (`jick=on`), the Trey (`trey=on`), and Game
+/// when it is the ten of trumps (`game_point=ten`). High, Low and Game by count are not here:
+/// they go by who held a card, or by the count, not by one card taken.
+pub fn captured_points(rules: &RuleSet, trump: u8) -> smallvec::SmallVec<[(&'static str, Card, i32); 8]> {
+    let mut out = smallvec::SmallVec::new();
+    out.push(("Jack", Card::of(9, trump), 1));
+    match rules.deck {
+        Deck::Jokers => {
+            out.push(("Off-jack", off_jack(trump), 1));
+            out.push(("High joker", JOKER_HIGH, 1));
+            out.push(("Low joker", JOKER_LOW, 1));
+        }
+        Deck::Jick => out.push(("Jick", off_jack(trump), 1)),
+        Deck::Plain => {}
+    }
+    if rules.trey {
+        out.push(("Trey", Card::of(1, trump), 3));
+    }
+    if rules.game_point == GamePoint::Ten {
+        out.push(("Game", Card::of(8, trump), 1));
+    }
+    out
+}
+
 /// The points of a hand whose tricks `played` shows, with trump `trump` (0-3).
 pub fn count_points(played: &Played, rules: &RuleSet, seats: &Seats, trump: u8) -> Points {
     let sides = seats.side_names.len();
@@ -179,21 +204,12 @@ pub fn count_points(played: &Played, rules: &RuleSet, seats: &Seats, trump: u8) 
         why: low_why,
     });
     let jack = Card::of(9, trump);
-    pts.awards.push(taken(jack, "Jack", 1));
-    match rules.deck {
-        Deck::Jokers => {
-            pts.awards.push(taken(off_jack(trump), "Off-jack", 1));
-            pts.awards.push(taken(JOKER_HIGH, "High joker", 1));
-            pts.awards.push(taken(JOKER_LOW, "Low joker", 1));
-        }
-        Deck::Jick => pts.awards.push(taken(off_jack(trump), "Jick", 1)),
-        Deck::Plain => {}
+    let captures = captured_points(rules, trump);
+    for &(name, card, worth) in captures.iter().filter(|c| c.0 != "Game") {
+        pts.awards.push(taken(card, name, worth));
     }
-    if rules.trey {
-        pts.awards.push(taken(Card::of(1, trump), "Trey", 3));
-    }
-    let game_award = if rules.game_point == GamePoint::Ten {
-        taken(Card::of(8, trump), "Game", 1)
+    let game_award = if let Some(&(name, card, worth)) = captures.iter().find(|c| c.0 == "Game") {
+        taken(card, name, worth)
     } else {
         let best = pts.counts.iter().copied().max().unwrap_or(0);
         let unique = pts.counts.iter().filter(|&&c| c == best).count() == 1;

@@ -405,6 +405,12 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
             f.hand = hand;
             res.findings.push(f);
         }
+        if !hs.revoke_plays.is_empty() {
+            let shared = std::sync::Arc::new(rules.clone());
+            res.findings.extend(super::analysis::revoke_damage_findings(
+                prep, &hs, &shared, seats, hand,
+            ));
+        }
         let shown: Vec<(&str, u32)> = hs
             .revoke_plays
             .iter()

@@ -395,6 +395,7 @@ pub enum Code {
     P407,
     R501,
     R502,
+    R503,
     S601,
     S602,
     S603,
@@ -402,7 +403,7 @@ pub enum Code {
 
 impl Code {
     /// Every code, in catalogue order.
-    pub const ALL: [Code; 37] = [
+    pub const ALL: [Code; 38] = [
         Code::E100,
         Code::E101,
         Code::E102,
@@ -437,6 +438,7 @@ impl Code {
         Code::P407,
         Code::R501,
         Code::R502,
+        Code::R503,
         Code::S601,
         Code::S602,
         Code::S603,
@@ -479,6 +481,7 @@ impl Code {
             Code::P407 => "P407",
             Code::R501 => "R501",
             Code::R502 => "R502",
+            Code::R503 => "R503",
             Code::S601 => "S601",
             Code::S602 => "S602",
             Code::S603 => "S603",

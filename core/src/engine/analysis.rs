@@ -1,0 +1,544 @@
+//! A recorded hand examined under perfect play: par, each card's cost, the claim, and what
+//! each revoke cost the innocent side.
+//!
+//! Everything here asks the [`solver`](super::solver) about positions of the record: the
+//! hands at the start of the play are the cards each player played (every card held is
+//! played, and under `trumps_only` the cards never played could not have been), and the
+//! record is walked card by card through the solver's own model of the play, so a record
+//! whose order of play the rules do not give is refused, never guessed at.
+
+use std::sync::Arc;
+
+use super::contract::Contract;
+use super::solver::{Layout, MAX_SEATS, NotAnalysable, Objective, Position, Solver};
+use super::{Finding, HandScore, Prepared, Seats, Status};
+use crate::cards::{Card, CardMask, cards_of, suit_name};
+use crate::notation::Code;
+use crate::rules::{FirstTrickTrump, RuleSet};
+
+/// One card of the record with its value before and after, for the player's side.
+#[derive(Clone, Debug)]
+pub struct PlayCost {
+    /// Trick (1-based) and place in it (0: the lead).
+    pub trick: u32,
+    pub pos: u32,
+    pub seat: i32,
+    pub card: Card,
+    /// The pitcher's score under perfect play before and after this card.
+    pub before: i32,
+    pub after: i32,
+    /// What the card cost the player's side (negative: a revoke that gained).
+    pub cost: i32,
+    /// The card broke the follow rule.
+    pub illegal: bool,
+    /// For a mistake: the legal cards that kept the value.
+    pub best: Vec<Card>,
+}
+
+/// What a revoke cost the innocent side, "clearly demonstrated by subsequent examination of the tricks".
+#[derive(Clone, Debug)]
+pub struct RevokeDamage {
+    pub trick: u32,
+    pub pos: u32,
+    pub seat: i32,
+    /// The innocent sides (every side but the revoker's), bit per side.
+    pub innocent: u16,
+    /// The points the innocent side was sure to take had the revoker played a legal card.
+    pub sure: i32,
+    /// The points it took.
+    pub took: i32,
+    /// The line of play that demonstrates `sure`: (seat, card) from the revoke on.
+    pub line: Vec<(i32, Card)>,
+}
+
+impl RevokeDamage {
+    /// The points to be made good (0: the revoke gained nothing).
+    pub fn damage(&self) -> i32 {
+        (self.sure - self.took).max(0)
+    }
+}
+
+/// A hand examined: par with the trump pitched and with each trump the pitcher could have
+/// pitched, the result, each card's cost, the claim, and the revokes' damage.
+#[derive(Clone, Debug, Default)]
+pub struct HandAnalysis {
+    pub pitcher: i32,
+    pub trump: i32,
+    /// The pitcher's score under perfect play from the first lead, with the trump pitched.
+    pub par: i32,
+    /// Par for each trump the pitcher could have pitched (suit, par); empty when the hands
+    /// would have been different (a discard or draw after trump, or only trumps played).
+    pub par_by_trump: Vec<(i32, i32)>,
+    /// Why `par_by_trump` is empty.
+    pub par_by_trump_unknown: Option<String>,
+    /// The pitcher's score as the record's cards give it, before revoke penalties.
+    pub result: i32,
+    pub plays: Vec<PlayCost>,
+    /// The first trick (1-based) from which every legal line gives every side the same points.
+    pub claim: Option<u32>,
+    pub revokes: Vec<RevokeDamage>,
+    pub nodes: u64,
+}
+
+/// The hands at the start of the play, from the record, and the positions along it.
+struct Record {
+    layout: Layout,
+    /// The position before each play, and after the last.
+    positions: Vec<Position>,
+    /// (trick, pos, seat, card) of each play.
+    plays: Vec<(u32, u32, usize, Card)>,
+    sides: Vec<i32>,
+}
+
+fn record(prep: &Prepared, rules: &Arc<RuleSet>, seats: &Seats) -> Result<Record, NotAnalysable> {
+    let n = seats.n;
+    if !prep.playable {
+        return Err(NotAnalysable(
+            "the hand cannot be replayed in full (see its other findings)".into(),
+        ));
+    }
+    let trump = u8::try_from(prep.trump)
+        .ok()
+        .filter(|&t| t < 4)
+        .ok_or_else(|| NotAnalysable("trump is not known".into()))?;
+    if n > MAX_SEATS {
+        return Err(NotAnalysable(format!("{n} seats")));
+    }
+    let mut hands = vec![0 as CardMask; n];
+    let mut count = vec![0u32; n];
+    for (cs, ss) in prep.cards.iter().zip(&prep.seats) {
+        for (c, &s) in cs.iter().zip(ss) {
+            let slot = usize::try_from(s).ok().filter(|&s| s < n);
+            match slot.and_then(|s| hands.get_mut(s)) {
+                Some(h) if *h & c.bit() == 0 => *h |= c.bit(),
+                _ => return Err(NotAnalysable(format!("{} is played twice", c.name()))),
+            }
+            if let Some(k) = slot.and_then(|s| count.get_mut(s)) {
+                *k += 1;
+            }
+        }
+    }
+    if !rules.trumps_only && count.iter().any(|&k| k != rules.hand_size) {
+        return Err(NotAnalysable(format!(
+            "not every player played {} cards, so the hands are not all known",
+            rules.hand_size
+        )));
+    }
+    let sides: Vec<i32> = (0..n as i32).map(|s| seats.side(s)).collect();
+    let layout = Layout::new(rules.clone(), trump, &sides, &hands)?;
+    let leader = prep
+        .seats
+        .first()
+        .and_then(|s| s.first())
+        .and_then(|&s| usize::try_from(s).ok())
+        .ok_or_else(|| NotAnalysable("no trick is recorded".into()))?;
+    let mut p = layout.start(leader);
+    let mut positions = Vec::new();
+    let mut plays = Vec::new();
+    for (t, (cs, ss)) in prep.cards.iter().zip(&prep.seats).enumerate() {
+        for (i, (&c, &s)) in cs.iter().zip(ss).enumerate() {
+            let seat = usize::try_from(s).unwrap_or(usize::MAX);
+            if layout.finished(&p) || layout.to_play(&p) != seat {
+                return Err(NotAnalysable(format!(
+                    "trick {}: the record's order of play is not the one the rules give",
+                    t + 1
+                )));
+            }
+            positions.push(p);
+            plays.push((t as u32 + 1, i as u32, seat, c));
+            layout.play(&mut p, seat, c);
+        }
+    }
+    if !layout.finished(&p) {
+        return Err(NotAnalysable("the hand is not played out".into()));
+    }
+    positions.push(p);
+    Ok(Record {
+        layout,
+        positions,
+        plays,
+        sides,
+    })
+}
+
+fn seats_of(sides: &[i32], mask: u16) -> u16 {
+    sides
+        .iter()
+        .enumerate()
+        .filter(|&(_, &s)| s >= 0 && mask & (1 << s) != 0)
+        .map(|(i, _)| 1u16 << i)
+        .sum()
+}
+
+/// The best value the pitcher can reach by leading one of `first` at the start.
+fn par_from(solver: &mut Solver<'_>, start: &Position, first: CardMask) -> Option<i32> {
+    let seat = solver.layout.to_play(start);
+    cards_of(solver.layout.legal(start) & first)
+        .map(|c| solver.value_after(start, seat, c))
+        .max()
+}
+
+/// The cards that may name trump `trump` when led first (`first_trick_trump=led`: a card of
+/// that suit as printed; `free`: any card, a `trump` line naming the suit).
+fn naming(rules: &RuleSet, trump: u8, hand: CardMask) -> CardMask {
+    if rules.first_trick_trump == FirstTrickTrump::Free {
+        return hand;
+    }
+    cards_of(hand)
+        .filter(|c| c.suit() == i32::from(trump))
+        .fold(0, |m, c| m | c.bit())
+}
+
+/// Examine one scored hand. `Err` says why it cannot be examined.
+pub fn analyse_hand(
+    prep: &Prepared,
+    hs: &HandScore,
+    rules: &Arc<RuleSet>,
+    seats: &Seats,
+) -> Result<HandAnalysis, NotAnalysable> {
+    if hs.status != Status::Played {
+        return Err(NotAnalysable(format!("the hand was {}", hs.status.as_str())));
+    }
+    let rec = record(prep, rules, seats)?;
+    let l = &rec.layout;
+    let pitcher = usize::try_from(prep.pitcher)
+        .ok()
+        .filter(|&s| s < seats.n)
+        .ok_or_else(|| NotAnalysable("nobody pitched".into()))?;
+    let ps = l.side(pitcher);
+    let obj = Objective {
+        sides: 1 << ps,
+        raisers: seats_of(&rec.sides, 1 << ps),
+        contract: Some(Contract::of(prep, rules)),
+    };
+    let mut solver = Solver::new(l, obj);
+    let mut a = HandAnalysis {
+        pitcher: prep.pitcher,
+        trump: prep.trump,
+        ..HandAnalysis::default()
+    };
+    let start = rec.positions.first().copied().unwrap_or_else(|| l.start(pitcher));
+    let first_card = rec.plays.first().map_or(0, |p| p.3.bit());
+    let trump = prep.trump as u8;
+    let lead_hand = l.hands.get(l.to_play(&start)).copied().unwrap_or(0);
+    a.par = par_from(&mut solver, &start, naming(rules, trump, lead_hand) | first_card)
+        .unwrap_or_else(|| solver.value(&start));
+    let mut values = vec![a.par];
+    values.extend(rec.positions.iter().skip(1).map(|p| solver.value(p)));
+    a.result = values.last().copied().unwrap_or(a.par);
+    for (k, &(trick, pos, seat, card)) in rec.plays.iter().enumerate() {
+        let before = values.get(k).copied().unwrap_or(0);
+        let after = values.get(k + 1).copied().unwrap_or(0);
+        let raiser = obj.raisers & (1 << seat) != 0;
+        let cost = if raiser { before - after } else { after - before };
+        let at = rec.positions.get(k).copied().unwrap_or(start);
+        let legal = if k == 0 {
+            l.legal(&at) & (naming(rules, trump, lead_hand) | first_card)
+        } else {
+            l.legal(&at)
+        };
+        let best = if cost > 0 {
+            cards_of(legal)
+                .filter(|&c| solver.value_after(&at, seat, c) == before)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        a.plays.push(PlayCost {
+            trick,
+            pos,
+            seat: seat as i32,
+            card,
+            before,
+            after,
+            cost,
+            illegal: legal & card.bit() == 0,
+            best,
+        });
+    }
+    // par with the other trumps: only where the hands played do not depend on trump
+    if rules.has_exchange(seats.n) || rules.trumps_only {
+        a.par_by_trump_unknown = Some(
+            "the hands played depend on trump (a discard or draw after trump, or only trumps played)"
+                .into(),
+        );
+    } else {
+        for t in 0..4u8 {
+            let first = naming(rules, t, lead_hand);
+            if first == 0 {
+                continue;
+            }
+            let v = if t == trump {
+                Some(a.par)
+            } else {
+                let held = l.hands.get(..seats.n).unwrap_or(&[]);
+                let other = Layout::new(rules.clone(), t, &rec.sides, held)?;
+                let mut s = Solver::new(&other, obj);
+                let st = other.start(l.to_play(&start));
+                let v = par_from(&mut s, &st, first);
+                a.nodes += s.nodes;
+                v
+            };
+            if let Some(v) = v {
+                a.par_by_trump.push((i32::from(t), v));
+            }
+        }
+    }
+    a.claim = claim(l, &rec, ps);
+    a.revokes = hs
+        .revoke_plays
+        .iter()
+        .filter_map(|rp| revoke_damage(l, &rec, hs, rp.trick as u32, rp.pos as u32))
+        .collect();
+    a.nodes += solver.nodes;
+    Ok(a)
+}
+
+/// Only what each revoke of a scored hand cost (what `audit` shows beside each R501).
+pub fn examine_revokes(
+    prep: &Prepared,
+    hs: &HandScore,
+    rules: &Arc<RuleSet>,
+    seats: &Seats,
+) -> Result<HandAnalysis, NotAnalysable> {
+    if hs.status != Status::Played {
+        return Err(NotAnalysable(format!("the hand was {}", hs.status.as_str())));
+    }
+    let rec = record(prep, rules, seats)?;
+    Ok(HandAnalysis {
+        revokes: hs
+            .revoke_plays
+            .iter()
+            .filter_map(|rp| revoke_damage(&rec.layout, &rec, hs, rp.trick as u32, rp.pos as u32))
+            .collect(),
+        ..HandAnalysis::default()
+    })
+}
+
+/// Positions the proof of a claim may search per objective: the claim is the first trick from
+/// which the rest is forced, as far as this many positions can show (a hand forced from the
+/// first trick with many lines open may be shown forced from a later one).
+pub const CLAIM_BUDGET: u64 = 50_000;
+
+/// The first trick from which every legal line gives each side the same points.
+fn claim(l: &Layout, rec: &Record, pitcher_side: usize) -> Option<u32> {
+    let every_seat: u16 = (0..rec.sides.len()).map(|s| 1u16 << s).sum();
+    let mine = 1u16 << pitcher_side;
+    let others = sides_mask(&rec.sides) & !mine;
+    // per counted side: everyone raising, everyone lowering, one table each for all the tricks
+    let mut solvers: Vec<(Solver<'_>, Solver<'_>)> = [mine, others]
+        .into_iter()
+        .map(|sides| {
+            let o = |raisers| Objective {
+                sides,
+                raisers,
+                contract: None,
+            };
+            let mut hi = Solver::new(l, o(every_seat));
+            let mut lo = Solver::new(l, o(0));
+            hi.budget = Some(CLAIM_BUDGET);
+            lo.budget = Some(CLAIM_BUDGET);
+            (hi, lo)
+        })
+        .collect();
+    let mut claim = None;
+    // from the last trick back: forced from trick t means forced from every later one
+    let starts: Vec<(u32, &Position)> = rec
+        .plays
+        .iter()
+        .zip(&rec.positions)
+        .filter(|((_, pos, ..), _)| *pos == 0)
+        .map(|((t, ..), p)| (*t, p))
+        .collect();
+    for (t, p) in starts.into_iter().rev() {
+        // any legal line gives a value; the position is forced when no line gives more or less
+        let line_end = any_line_end(l, p);
+        let forced = solvers.iter_mut().all(|(hi, lo)| {
+            let v = l.terminal(&line_end, &hi.objective);
+            !hi.exceeds(p, v) && !lo.falls_short(p, v)
+        });
+        // a proof that needs more positions than the budget is not made: the claim stays later
+        if !forced || solvers.iter().any(|(hi, lo)| hi.out_of_budget() || lo.out_of_budget()) {
+            break;
+        }
+        claim = Some(t);
+    }
+    claim
+}
+
+/// Where one legal line from `p` ends (the first legal card each time).
+fn any_line_end(l: &Layout, p: &Position) -> Position {
+    let mut q = *p;
+    while !l.finished(&q) {
+        let seat = l.to_play(&q);
+        let Some(c) = cards_of(l.legal(&q)).next() else {
+            break;
+        };
+        l.play(&mut q, seat, c);
+    }
+    q
+}
+
+/// Every side some seat is in, bit per side.
+fn sides_mask(sides: &[i32]) -> u16 {
+    sides
+        .iter()
+        .filter(|&&s| (0..16).contains(&s))
+        .fold(0, |a, &s| a | (1u16 << s))
+}
+
+fn revoke_damage(l: &Layout, rec: &Record, hs: &HandScore, trick: u32, pos: u32) -> Option<RevokeDamage> {
+    let k = rec.plays.iter().position(|&(t, p, ..)| t == trick && p == pos)?;
+    let &(_, _, seat, _) = rec.plays.get(k)?;
+    let at = rec.positions.get(k)?;
+    let revoker_side = l.side(seat);
+    let innocent = sides_mask(&rec.sides) & !(1 << revoker_side);
+    let obj = Objective {
+        sides: innocent,
+        raisers: seats_of(&rec.sides, innocent),
+        contract: None,
+    };
+    let mut s = Solver::new(l, obj);
+    let sure = s.value(at);
+    let line = s.line(at).into_iter().map(|(st, c)| (st as i32, c)).collect();
+    let took = hs
+        .made
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| innocent & (1 << i) != 0)
+        .map(|(_, &v)| v)
+        .sum();
+    Some(RevokeDamage {
+        trick,
+        pos,
+        seat: seat as i32,
+        innocent,
+        sure,
+        took,
+        line,
+    })
+}
+
+/// The innocent sides' names: "NS", or "Ann, Bob and Cal".
+fn sides_named(seats: &Seats, mask: u16) -> String {
+    let names: Vec<&str> = (0..seats.side_names.len())
+        .filter(|&s| mask & (1 << s) != 0)
+        .filter_map(|s| seats.side_name(s as i32))
+        .collect();
+    match names.as_slice() {
+        [] => "nobody".into(),
+        [one] => (*one).into(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// A line of play written as the notation writes tricks: `3. Dee:7S Ann:AS; 4. Ann:2H ...`.
+pub fn line_text(line: &[(i32, Card)], first_trick: u32, seats: &Seats, l_trick_sizes: &[usize]) -> String {
+    let mut out = String::new();
+    let mut t = first_trick;
+    let mut k = 0;
+    for (i, &size) in l_trick_sizes.iter().enumerate() {
+        if k >= line.len() {
+            break;
+        }
+        if i > 0 {
+            out.push_str("; ");
+        }
+        out.push_str(&format!("{t}."));
+        for &(s, c) in line.iter().skip(k).take(size) {
+            out.push_str(&format!(" {}:{}", seats.name(s), c.name()));
+        }
+        k += size;
+        t += 1;
+    }
+    out
+}
+
+/// The R503 findings of a scored hand: one beside each R501, with the damage and the line that shows it.
+pub fn revoke_damage_findings(
+    prep: &Prepared,
+    hs: &HandScore,
+    rules: &Arc<RuleSet>,
+    seats: &Seats,
+    hand: Option<u32>,
+) -> Vec<Finding> {
+    if hs.revoke_plays.is_empty() {
+        return Vec::new();
+    }
+    let analysed = examine_revokes(prep, hs, rules, seats);
+    let mut out = Vec::new();
+    for rp in &hs.revoke_plays {
+        let t = rp.trick;
+        let line = prep.trick_lines.get(t - 1).copied().unwrap_or(prep.line);
+        let col = prep
+            .play_cols
+            .get(t - 1)
+            .and_then(|c| c.get(rp.pos))
+            .copied()
+            .unwrap_or(1);
+        let revoker = seats.name(rp.seat);
+        let revoker_side = seats.side(rp.seat);
+        let innocent_all: u16 = (0..seats.side_names.len() as i32)
+            .filter(|&s| s != revoker_side)
+            .map(|s| 1u16 << s)
+            .sum();
+        let innocent = sides_named(seats, innocent_all);
+        let (message, expected, recorded) = match &analysed {
+            Err(NotAnalysable(why)) => (
+                format!(
+                    "what the revoke by {revoker} in trick {t} cost {innocent} cannot be demonstrated: {why}"
+                ),
+                "an examination of the tricks".to_string(),
+                "none possible".to_string(),
+            ),
+            Ok(a) => {
+                let Some(d) = a
+                    .revokes
+                    .iter()
+                    .find(|d| d.trick == t as u32 && d.pos == rp.pos as u32)
+                else {
+                    continue;
+                };
+                // trick sizes from the revoke's trick on, for writing the line
+                let sizes: Vec<usize> = prep
+                    .cards
+                    .iter()
+                    .skip(t - 1)
+                    .enumerate()
+                    .map(|(i, c)| if i == 0 { c.len() - rp.pos } else { c.len() })
+                    .collect();
+                let shown = line_text(&d.line, t as u32, seats, &sizes);
+                let legal = d.line.first().map_or("??", |(_, c)| c.name());
+                let pts = |v: i32| if v == 1 { "1 point".to_string() } else { format!("{v} points") };
+                let damage = d.damage();
+                let message = if damage > 0 {
+                    format!(
+                        "the revoke by {revoker} in trick {t} cost {innocent} {}: had {revoker} played a legal card ({legal}), {innocent} were sure to take {} (line: {shown}), and took {}",
+                        pts(damage),
+                        pts(d.sure),
+                        pts(d.took)
+                    )
+                } else {
+                    format!(
+                        "the revoke by {revoker} in trick {t} cost {innocent} nothing: had {revoker} played a legal card ({legal}), {innocent} were sure of {} (line: {shown}), and took {}",
+                        pts(d.sure),
+                        pts(d.took)
+                    )
+                };
+                (message, format!("{} sure", pts(d.sure)), format!("{} taken", pts(d.took)))
+            }
+        };
+        let mut f = Finding::new(Code::R503, message, line, col)
+            .in_trick(t as u32)
+            .about(&innocent)
+            .compare(&expected, &recorded);
+        f.hand = hand;
+        out.push(f);
+    }
+    out
+}
+
+/// The suit's name, for messages about par by trump.
+pub fn trump_name(t: i32) -> &'static str {
+    suit_name(t)
+}
