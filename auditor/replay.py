@@ -30,7 +30,7 @@ from rich.text import Text
 
 from .cards import CARD_COUNT, CARD_NAMES, JOKER_HIGH, SUIT_NAMES, SUIT_SYMBOLS, SUITS, cards_of, off_jack, \
     effective_suit, effective_suit_mask, make_card, sort_for_display, suit_of, trump_order
-from .engine import GameResult, HandScore, legal_cards, trick_winner_pos
+from .engine import GameResult, HandAnalysis, HandScore, legal_cards, trick_winner_pos
 from .findings import severity_of, sort_key
 from .notation import Finding, Game, Hand
 from .render import MIN_WIDTH
@@ -908,6 +908,72 @@ def render_hand(view: HandView, layout: Layout = Layout()) -> RenderableType:
     for i in range(len(view.tricks)):
         parts += [render_trick(view, i, layout=layout), Text()]
     parts.append(render_points(view, layout))
+    return Group(*parts)
+
+
+def _points(v: int) -> str:
+    return f"{v} point" + ("" if abs(v) == 1 else "s")
+
+
+def render_analysis(view: HandView, a: HandAnalysis, layout: Layout = Layout()) -> RenderableType:
+    """Perfect play beside the record (``replay --analyze``): par, the result, each card's cost,
+    the claim, and what each revoke cost the innocent side."""
+    parts: list[RenderableType] = [_heading("Perfect play")]
+    if a.not_analysable:
+        parts.append(Text(f"not analysable: {a.not_analysable}"))
+        return Group(*parts)
+    suit = SUITS.index(a.trump) if a.trump else None
+    line = Text(f"par {a.par} for {a.pitcher}: the pitcher's score when everyone plays perfectly from the "
+                f"first lead, with ")
+    if suit is not None:
+        line.append_text(suit_text(suit, layout, name=True))
+    line.append(" trump")
+    parts.append(line)
+    best = a.best_trump
+    if best and best[0] != a.trump and best[1] > (a.par or 0):
+        other = Text(f"pitching ")
+        other.append_text(suit_text(SUITS.index(best[0]), layout, name=True))
+        other.append(f" instead: par {best[1]}")
+        parts.append(other)
+    elif a.par_by_trump_unknown:
+        parts.append(Text(f"par with other trumps not known: {a.par_by_trump_unknown}"))
+    parts.append(Text(f"result {a.result} as the cards fell" + (" (before revoke penalties)" if a.revokes else "")))
+    if a.claim:
+        parts.append(Text(f"from trick {a.claim} on every legal line gives each side the same points: "
+                          "the rest could have been claimed"))
+    table = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
+    table.add_column("trick", justify="right")
+    width = max((p.position for p in a.plays), default=0) + 1
+    for k in range(width):
+        table.add_column("lead" if k == 0 else f"{k + 1}.")
+    by_trick: dict[int, list] = {}
+    for p in a.plays:
+        by_trick.setdefault(p.trick, []).append(p)
+    for t, plays in by_trick.items():
+        cells: list[Text] = []
+        for p in plays:
+            cell = Text(f"{p.player} ")
+            cell.append_text(card_text(CARD_NAMES.index(p.card), layout))
+            if p.cost > 0:
+                cell.append(f" -{p.cost}", style="bold red")
+            elif p.cost < 0:
+                cell.append(f" +{-p.cost}", style="yellow")
+            if p.illegal:
+                cell.append(" revoke", style="red")
+            cells.append(cell)
+        table.add_row(str(t), *cells)
+    parts += [Text("each card's cost to its side (-N: a mistake of N points; blank: it kept the value):"), table]
+    for m in a.mistakes:
+        better = f"; {' or '.join(m.best)} kept {m.before}" if m.best else ""
+        parts.append(Text(f"  trick {m.trick}: {m.player} {m.card} cost {_points(m.cost)} "
+                          f"(the pitcher's value {m.before} -> {m.after}{better})"))
+    for r in a.revokes:
+        innocent = " and ".join(r.innocent)
+        verdict = (f"cost {innocent} {_points(r.damage)}" if r.damage
+                   else f"cost {innocent} nothing")
+        parts.append(Text(f"the revoke by {r.revoker} in trick {r.trick} {verdict}: with a legal card "
+                          f"({r.line[0][1] if r.line else '?'}) {innocent} were sure of {_points(r.sure)}, "
+                          f"and took {_points(r.took)}"))
     return Group(*parts)
 
 

@@ -319,7 +319,7 @@ def _inject(game: Game, fault: str, rules: Rules, rng: random.Random) -> tuple[G
             res = audit_games([g])[0]
             mine = [f for f in res.findings if f.hand == h.number]
             codes = [f.code for f in mine]
-            if codes.count("R501") != 1 or set(codes) - {"R501", "S601", "S602"}:
+            if codes.count("R501") != 1 or set(codes) - {"R501", "R503", "S601", "S602"}:
                 continue
             # the revoke must be the swapped card's: a swap that changes a trick's taker can move the
             # seats of a short-form record, and with them who appears to revoke
@@ -331,7 +331,7 @@ def _inject(game: Game, fault: str, rules: Rules, rng: random.Random) -> tuple[G
                           total=ScoreLine("total", tuple(ScoreEntry(k, v) for k, v in hs.total.items())))
             rest = _rescore(replace(game, hands=tuple(hands[:i] + [new] + hands[i + 1:]), winner=None))
             res2 = audit_games([rest])[0]
-            if [f.code for f in res2.findings] != ["R501"]:
+            if [f.code for f in res2.findings] != ["R501", "R503"]:
                 continue
             return rest, {"code": "R501", "hand": h.number, "player": a.player, "trick": t + 1}
         return None
@@ -396,8 +396,12 @@ def simulate(preset: str, games: int = 10, seed: int = 0, players: int | None = 
 
 
 def answer_key_findings(key: list[dict]) -> set[tuple]:
-    """The answer key as (game, code, line, player) tuples, for comparison with an audit."""
-    return {(k["game"], k["code"], k["line"], k["player"]) for k in key}
+    """The answer key as (game, code, line, player) tuples, for comparison with an audit.
+
+    Each revoke (R501) comes with its R503, what it cost the innocent side, on the same line.
+    """
+    out = {(k["game"], k["code"], k["line"], k["player"]) for k in key}
+    return out | {(k["game"], "R503", k["line"], k["player"]) for k in key if k["code"] == "R501"}
 
 
 def finding_tuple(f: Finding) -> tuple:

@@ -48,7 +48,7 @@ def test_audit_json_has_every_field(example_file):
 def test_audit_jsonl_csv_select_ignore():
     r = invoke("audit", SAMPLE_LOGS, "--format", "jsonl", "--select", "R5,S6", "--ignore", "S602")
     codes = [json.loads(line)["code"] for line in r.stdout.splitlines()]
-    assert r.exit_code == 1 and set(codes) == {"R501", "S601"} and len(codes) == 15
+    assert r.exit_code == 1 and set(codes) == {"R501", "R503", "S601"} and len(codes) == 23
     r = invoke("audit", SAMPLE_LOGS, "--format", "csv", "--select", "E")
     rows = list(csv.DictReader(io.StringIO(r.stdout)))
     assert [(x["code"], x["line"]) for x in rows] == [("E103", "192"), ("E102", "131")]
@@ -187,7 +187,7 @@ def test_statistics_quiet_and_output(tmp_path):
     assert r.exit_code == 1 and lines[0].split()[:2] == ["8", "R501"] and "S601" in r.stdout
     counts = {line.split()[1]: int(line.split()[0]) for line in lines}
     full = json.loads(invoke("audit", SAMPLE_LOGS, "--format", "json").stdout)
-    assert sum(counts.values()) == len(full) == 26
+    assert sum(counts.values()) == len(full) == 34
     report = tmp_path / "report.json"
     r = invoke("audit", SAMPLE_LOGS, "--format", "json", "-o", report)
     assert r.exit_code == 1 and r.stdout == "" and json.loads(report.read_text()) == full

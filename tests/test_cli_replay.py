@@ -96,7 +96,7 @@ def test_a_file_of_several_games_lists_them(club_file):
     r = run(str(club_file))
     assert r.returncode == 0
     assert f"{club_file}: 2 games" in " ".join(r.stdout.split())
-    assert re.search(r"club.pitch#1\s+auction\s+2\s+1: S601; 2: R501 S602", r.stdout)
+    assert re.search(r"club.pitch#1\s+auction\s+2\s+1: S601; 2: R501 R503 S602", r.stdout)
     # the first hand with a finding, quoted for the shell
     assert f"auditor replay {club_file} --game 'club.pitch#1' --hand 1" in r.stderr
 

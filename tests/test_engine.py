@@ -202,6 +202,10 @@ def test_card_played_twice_and_not_dealt():
     assert ("D201", 6) in [(f.code, f.trick) for f in audit_text(text)[1]]
 
 
+REVOKES = [("auction.pitch", 63), ("auction.pitch", 184), ("cutthroat.pitch", 182), ("partnership.pitch", 230),
+           ("sell.pitch", 37), ("setback.pitch", 261), ("tenpoint.pitch", 358), ("smear.pitch", 122)]
+
+
 def test_sample_logs_give_exactly_their_documented_flaws():
     from .conftest import SAMPLE_LOGS
     from auditor.notation import parse_file
@@ -220,8 +224,9 @@ def test_sample_logs_give_exactly_their_documented_flaws():
         ("partnership_variations.pitch", 76, "D206"), ("partnership_variations.pitch", 205, "P405"),
         ("partnership_variations.pitch", 307, "A309"), ("tenpoint.pitch", 68, "D206"), ("tenpoint.pitch", 237, "S601"),
         ("tenpoint.pitch", 358, "R501"), ("tenpoint52.pitch", 106, "P407"), ("tenpoint52.pitch", 272, "S602"),
-        ("smear.pitch", 122, "R501"), ("smear.pitch", 301, "S601"), ("smear.pitch", 481, "S602")])
-    assert len(found) == 26  # two S601 lines name two players each
+        ("smear.pitch", 122, "R501"), ("smear.pitch", 301, "S601"), ("smear.pitch", 481, "S602")]
+        + [(name, line, "R503") for name, line in REVOKES])  # each revoke with what it cost
+    assert len(found) == 34  # two S601 lines name two players each
 
 
 from hypothesis import given, settings  # noqa: E402

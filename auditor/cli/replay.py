@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console, RenderableType
+from rich.console import Console, Group, RenderableType
+from rich.text import Text
 
-from ..engine import GameResult, audit_games, resolve_rules
+from ..engine import GameResult, analyze_games, audit_games, resolve_rules
 from ..findings import sort_key
 from ..notation import Finding, Game, parse_file
 from ..render import MIN_WIDTH
@@ -150,6 +151,8 @@ def replay(
     rules: Annotated[str, typer.Option("--rules", metavar="RULES",
                                        help="override the game's rules: a preset and/or key=value "
                                        "words")] = "",
+    analyze: Annotated[bool, typer.Option("--analyze", help="with a hand: perfect play beside the record (par, "
+                                          "each card's cost, the claim, what a revoke cost)")] = False,
     width: Annotated[int | None, typer.Option("--width", metavar="COLUMNS",
                                               help=f"lay out for this many columns (at least "
                                               f"{MIN_WIDTH}); default: the terminal's width")] = None,
@@ -221,6 +224,10 @@ def replay(
         view = rv.build_hand_view(chosen, result, hand, own)
         frames = rv.hand_frames(view, by_card)
         full = rv.render_hand(view, layout)
+        if analyze:
+            examined = next((a for a in analyze_games([chosen], rules)[0] if a.hand == hand), None)
+            if examined is not None:
+                full = Group(full, Text(), rv.render_analysis(view, examined, layout))
 
     if stepping and _interactive(console):
         _step(console, frames, width, symbols)

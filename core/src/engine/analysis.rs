@@ -530,7 +530,7 @@ pub fn revoke_damage_findings(
         };
         let mut f = Finding::new(Code::R503, message, line, col)
             .in_trick(t as u32)
-            .about(&innocent)
+            .about(revoker)
             .compare(&expected, &recorded);
         f.hand = hand;
         out.push(f);

@@ -1,0 +1,133 @@
+"""``auditor analyze``: every recorded hand judged against perfect play.
+
+The solver is the core's (``core/src/engine/solver.rs``); this module picks the games and
+hands, and prints par, the result and each mistake, or the rows as JSON, JSONL or CSV.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import Annotated, Any
+
+import typer
+
+from ..engine import HandAnalysis, analyze_games, resolve_rules
+from ..notation import expand_paths, parse_file
+from ..render import emit_rows
+from ..rules import RulesError
+from . import EXIT_CLEAN, app, fail
+
+
+def hand_row(a: HandAnalysis) -> dict[str, Any]:
+    """One hand's analysis as a flat row (the mistakes counted; JSON adds them in full)."""
+    best = a.best_trump
+    mistakes = a.mistakes
+    return {
+        "game": a.game, "hand": a.hand, "pitcher": a.pitcher, "pitcher_side": a.pitcher_side, "trump": a.trump,
+        "par": a.par, "best_trump": best[0] if best else None, "best_par": best[1] if best else None,
+        "result": a.result, "mistakes": len(mistakes), "points_lost": sum(m.cost for m in mistakes),
+        "claim": a.claim, "not_analysable": a.not_analysable,
+    }
+
+
+def mistake_dict(m) -> dict[str, Any]:
+    return {"trick": m.trick, "position": m.position, "player": m.player, "card": m.card, "before": m.before,
+            "after": m.after, "cost": m.cost, "illegal": m.illegal, "best": list(m.best)}
+
+
+def _pts(v: int) -> str:
+    return f"{v} point" + ("" if abs(v) == 1 else "s")
+
+
+def hand_text(a: HandAnalysis) -> list[str]:
+    """A hand's analysis in words: par, result, the claim, then each mistake."""
+    head = f"{a.game} hand {a.hand}"
+    if a.not_analysable:
+        return [f"{head}: not analysable: {a.not_analysable}"]
+    best = a.best_trump
+    if best and best[0] != a.trump and best[1] > (a.par or 0):
+        trumps = f"; pitching {best[0]} instead, par {best[1]}"
+    elif best:
+        trumps = f"; {a.trump} was the best trump to pitch"
+    else:
+        trumps = f" ({a.par_by_trump_unknown}: par with other trumps not known)"
+    side = f" ({a.pitcher_side})" if a.pitcher_side and a.pitcher_side != a.pitcher else ""
+    out = [f"{head}: {a.pitcher}{side} pitched {a.trump}: par {a.par}{trumps}; result {a.result}"
+           + (f"; claim from trick {a.claim}" if a.claim else "")]
+    for m in a.mistakes:
+        kept = f"; {' or '.join(m.best)} would have kept {m.before}" if m.best else ""
+        what = "a revoke that cost" if m.illegal else "cost"
+        out.append(f"  trick {m.trick}: {m.player} {m.card} {what} {_pts(m.cost)} "
+                   f"(the pitcher's value {m.before} -> {m.after}{kept})")
+    if not a.mistakes:
+        out.append("  no mistakes: every card kept the value")
+    return out
+
+
+@app.command()
+def analyze(
+    paths: Annotated[list[str], typer.Argument(help="files or folders of .pitch logs (- for stdin)",
+                                               metavar="PATHS...")],
+    game: Annotated[str | None, typer.Option("--game", metavar="GAME",
+                                             help="only this game: its name, or its number in the file")] = None,
+    hand: Annotated[int | None, typer.Option("--hand", metavar="N", help="only this hand number")] = None,
+    rules: Annotated[str, typer.Option("--rules", metavar="RULES",
+                                       help="override the games' rules: a preset and/or key=value words")] = "",
+    fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="text, json, jsonl or csv")] = "text",
+    jobs: Annotated[int, typer.Option("--jobs", "-j", metavar="N", min=1, help="threads to solve on")] = 2,
+) -> None:
+    """Judge every hand against perfect play: par, the result, each card's cost, the claim.
+
+    Par is the pitcher's score when everyone plays perfectly from the first lead (the pitcher's
+    side for the most, the others against it), with the trump pitched and with each trump it
+    could have pitched. A card that lowers its side's value under perfect play is a mistake of
+    that many points. Hands whose cards are not all known are reported as not analysable.
+    """
+    if fmt not in ("text", "json", "jsonl", "csv"):
+        raise fail(f"--format must be one of text, json, jsonl, csv, not {fmt!r}")
+    if rules:
+        try:
+            resolve_rules("auction", rules)
+        except RulesError as e:
+            raise fail(f"bad --rules: {e}")
+    files, missing = expand_paths(paths)
+    for f in missing:
+        typer.echo(f"auditor: {f.message}", err=True)
+    if not files:
+        raise fail("no .pitch files to analyse")
+    started = time.perf_counter()
+    analyses: list[HandAnalysis] = []
+    for path in files:
+        try:
+            games, _ = parse_file(path)
+        except OSError as e:
+            raise fail(f"cannot read {path}: {e.strerror or e}")
+        if game is not None:
+            named = [g for g in games if g.name == game]
+            if not named and game.isdigit() and 1 <= int(game) <= len(games):
+                named = [games[int(game) - 1]]
+            games = named
+        for hands in analyze_games(games, rules, jobs):
+            analyses += [a for a in hands if hand is None or a.hand == hand]
+    if not analyses:
+        typer.echo("auditor: no hands found" + (" for that --game/--hand" if game or hand else ""), err=True)
+        raise typer.Exit(EXIT_CLEAN)
+    if fmt == "text":
+        sys.stdout.write("".join(line + "\n" for a in analyses for line in hand_text(a)))
+    elif fmt == "json":
+        typer.echo(json.dumps([dict(hand_row(a), mistake_list=[mistake_dict(m) for m in a.mistakes],
+                                    par_by_trump=dict(a.par_by_trump),
+                                    revokes=[{"trick": r.trick, "revoker": r.revoker, "innocent": list(r.innocent),
+                                              "sure": r.sure, "took": r.took, "damage": r.damage}
+                                             for r in a.revokes])
+                               for a in analyses], indent=2))
+    else:
+        emit_rows([hand_row(a) for a in analyses], fmt)
+    done = [a for a in analyses if not a.not_analysable]
+    lost = sum(m.cost for a in done for m in a.mistakes)
+    typer.echo(f"analysed {len(done)} hands ({len(analyses) - len(done)} not analysable): "
+               f"{sum(len(a.mistakes) for a in done)} mistakes, {_pts(lost)} lost; "
+               f"{time.perf_counter() - started:.2f} s", err=True)
+    raise typer.Exit(EXIT_CLEAN)
