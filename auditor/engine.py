@@ -318,6 +318,7 @@ class HandAnalysis:
     claim: int | None = None  # the first trick from which every legal line gives the same points
     revokes: tuple[RevokeDamage, ...] = ()
     not_analysable: str | None = None
+    micros: int = field(default=0, compare=False)  # time the core took over it
 
     @property
     def mistakes(self) -> tuple[PlayCost, ...]:
@@ -331,11 +332,13 @@ class HandAnalysis:
         return max(self.par_by_trump, key=lambda t: (t[1], t[0] == self.trump))
 
 
-def analyze_games(games: Iterable[Game], override: str = "", jobs: int = 1) -> list[list[HandAnalysis]]:
+def analyze_games(games: Iterable[Game], override: str = "", jobs: int = 1,
+                  full: bool = True) -> list[list[HandAnalysis]]:
     """Examine every hand of a batch of games under perfect play, in the core (GIL released).
 
     One list per game, one :class:`HandAnalysis` per hand that was played (thrown-in hands and
     misdeals have none); a game whose rules cannot be resolved gives an empty list.
+    ``full=False``: par with the trump pitched and each card's cost only (no par by trump, no claim).
     """
     games = list(games)
     rule_sets: list[Rules | None] = []
@@ -346,18 +349,19 @@ def analyze_games(games: Iterable[Game], override: str = "", jobs: int = 1) -> l
             rule_sets.append(None)
     cores = [core_rules(r) if r is not None else None for r in rule_sets]
     out: list[list[HandAnalysis]] = []
-    for game, r, d in zip(games, rule_sets, _core.analyze_records(games, cores, jobs)):
+    for game, r, d in zip(games, rule_sets, _core.analyze_records(games, cores, jobs, full)):
         if r is None or d is None:
             out.append([])
             continue
         names, sides, side_of = d["names"], d["sides"], d["side_of"]
         name = lambda s: names[s] if 0 <= s < len(names) else "?"  # noqa: E731
         rows = []
-        for h, a in zip(game.hands, d["hands"]):
-            if a is None:
+        for h, timed in zip(game.hands, d["hands"]):
+            if timed is None:
                 continue
+            a, micros = timed
             if isinstance(a, str):
-                rows.append(HandAnalysis(game.name, h.number, not_analysable=a))
+                rows.append(HandAnalysis(game.name, h.number, not_analysable=a, micros=micros))
                 continue
             p = a["pitcher"]
             rows.append(HandAnalysis(
@@ -372,6 +376,7 @@ def analyze_games(games: Iterable[Game], override: str = "", jobs: int = 1) -> l
                 revokes=tuple(RevokeDamage(t, pos, name(s), tuple(sides[i] for i in range(len(sides)) if inn >> i & 1),
                                            sure, took, tuple((name(ps), CARD_NAMES[c]) for ps, c in line))
                               for t, pos, s, inn, sure, took, line in a["revokes"]),
+                micros=micros,
             ))
         out.append(rows)
     return out

@@ -306,6 +306,10 @@ def _place_findings(view: HandView, findings: list[Finding]) -> None:
     for t in view.tricks:
         by_line.setdefault(t.line, []).append(t)
     for f in sorted(findings, key=sort_key):
+        if severity_of(f.code) == "info":
+            # an examination of the hand (what a revoke cost) goes with the points, not at the card
+            view.score_findings.append(f)
+            continue
         play = at_play.get((f.line, f.column))
         if play is not None:
             play.findings.append(f)

@@ -113,7 +113,7 @@ def test_game_alone_walks_the_score_sheet(club_file):
     r = run(str(club_file), "--game", "1", "--width", "100")
     assert r.returncode == 0
     assert "Score sheet: running totals as written (sheet) and recomputed (calc)" in r.stdout
-    assert re.search(r"2 Bob 2 short\s+5\s+5\s+1\s+1\s+2✗\s+1\s+-3✗\s+-1 R501 S602", r.stdout)
+    assert re.search(r"2 Bob 2 short\s+5\s+5\s+1\s+1\s+2✗\s+1\s+-3✗\s+-1 R501 R503 S602", r.stdout)
     assert "Chart: running totals over hands 1-2" in r.stdout
 
 

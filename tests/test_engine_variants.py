@@ -207,7 +207,7 @@ trump H
 
 def test_the_off_jack_is_a_trump_for_following_and_winning():
     results, findings = audit(OFF_JACK)
-    assert [(f.code, f.trick, f.subject) for f in findings] == [("R501", 1, "Dee")]
+    assert [(f.code, f.trick, f.subject) for f in findings] == [("R501", 1, "Dee"), ("R503", 1, "Dee")]
     assert "JD" in findings[0].message
     hs = results[0].hands[0]
     assert hs.winners[1] == "Dee"  # JD takes the diamond lead
@@ -235,7 +235,7 @@ bids Bob 2, Cal pass, Dee pass, Ann pass
 """
 
 
-@pytest.mark.parametrize("follow,codes", [("", []), (" follow=free-when-void", []), (" follow=strict", ["R501"])])
+@pytest.mark.parametrize("follow,codes", [("", []), (" follow=free-when-void", []), (" follow=strict", ["R501", "R503"])])
 def test_a_void_player_must_trump_only_under_strict(follow, codes):
     _, findings = audit(VOID.format(keys=follow))
     assert [f.code for f in findings] == codes
@@ -396,7 +396,7 @@ def test_a_moon_shooter_who_revokes_scores_nothing_and_the_game_goes_on():
     text = MOON_MADE.replace("1. Ann:AS Bob:JKL Cal:2S Dee:4S", "1. Ann:AS Bob:JKL Cal:8D Dee:4S").replace(
         "4. Ann:JC Bob:7S", "4. Ann:JC Bob:7S Cal:2S")
     results, findings = audit(text.replace("score NS 52, EW 0\ntotal NS 52, EW 0\nwinner NS\n", ""))
-    assert [(f.code, f.subject) for f in findings] == [("R501", "Cal")]
+    assert [(f.code, f.subject) for f in findings] == [("R501", "Cal"), ("R503", "Cal")]
     assert results[0].hands[0].score["NS"] == -10 and results[0].winner is None
 
 

@@ -443,7 +443,7 @@ def test_the_score_sheet_sets_recorded_beside_recomputed_totals():
     rows = [line.split() for line in plain_lines(out) if re.match(r"\s*[12] ", line)]
     # hand, pitcher, bid, verdict, then sheet and calc for Ann, Bob, Cal, Dee, then codes
     assert rows[0] == ["1", "Ann", "3", "made", "3", "3", "0", "0", "1✗", "0", "0✗", "1", "S601"]
-    assert rows[1] == ["2", "Bob", "2", "short", "5", "5", "1", "1", "2✗", "1", "-3✗", "-1", "R501", "S602"]
+    assert rows[1] == ["2", "Bob", "2", "short", "5", "5", "1", "1", "2✗", "1", "-3✗", "-1", "R501", "R503", "S602"]
 
 
 def test_the_narrow_score_sheet_shows_the_sheet_under_a_difference():
@@ -472,7 +472,7 @@ def test_the_game_says_who_went_out_and_what_the_sheet_says():
     game, result, problems = game_of(TWO_HANDS)
     out = show(render_game(game, result, Layout(80), problems), 80)
     assert "Recomputed: nobody has gone out." in out and "The sheet names no winner." in out
-    assert "4 findings in the hands" in out  # S601 twice in hand 1; R501 and S602 in hand 2
+    assert "5 findings in the hands" in out  # S601 twice in hand 1; R501, its R503 and S602 in hand 2
 
 
 def test_a_game_walk_steps_through_its_hands():
@@ -488,7 +488,7 @@ def test_the_index_lists_games_and_the_hands_with_findings():
     results = audit_games(games)
     out = show(render_index("club.pitch", games, results, problems, Layout(80)), 80)
     assert "club.pitch: 2 games" in out
-    assert re.search(r"1\s+club.pitch#1\s+auction\s+2\s+1: S601; 2: R501 S602", out)
+    assert re.search(r"1\s+club.pitch#1\s+auction\s+2\s+1: S601; 2: R501 R503 S602", out)
     assert re.search(r"2\s+club-7\s+partnership\s+1\s+none", out)
 
 

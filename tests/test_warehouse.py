@@ -301,8 +301,8 @@ def test_player_hands_rows(wh):
                                          bid_turn=True, bid_words="pass", bid=None, pitched=False, won_auction=False,
                                          contract=None, contract_made=None, was_set=False, points=0, score=-2,
                                          set_back=2, revoked=True, revokes=1,
-                                         hand_findings=2,  # R501 Bob, S602 Cal
-                                         player_findings=1, scoring_errors=0))
+                                         hand_findings=3,  # R501 Bob and its R503, S602 Cal
+                                         player_findings=2, scoring_errors=0))  # the R503 is about the revoker too
     approx(row("club-1", 3, "Ann"), dict(won_auction=True, pitched=True, contract=2, contract_made=False,
                                          was_set=False, low=True, high=False, points=1, score=1, set_back=0))
     approx(row("club-1", 3, "Cal"), dict(was_dealer=True, scoring_errors=1, player_findings=1, high=True, jack=True,

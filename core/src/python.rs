@@ -1498,21 +1498,22 @@ fn analysis_py<'py>(
 /// play, on `jobs` threads with the GIL released. Per game (None: not audited) a dict of
 /// `names`, `sides`, `side_of` and `hands`; per hand: a
 /// dict (par, result, each card's cost, the claim, the revokes' damage), the reason the hand
-/// cannot be examined (a str), or None for a hand that was not played.
+/// cannot be examined (a str), or None for a hand that was not played; each with the
+/// microseconds it took. `full=False` leaves out par with the other trumps and the claim.
 #[pyfunction]
-#[pyo3(signature = (games, rules, jobs=1))]
+#[pyo3(signature = (games, rules, jobs=1, full=true))]
 fn analyze_records<'py>(
     py: Python<'py>,
     games: &Bound<'py, PyAny>,
     rules: Vec<Option<Py<PyRules>>>,
     jobs: usize,
+    full: bool,
 ) -> PyResult<Bound<'py, PyList>> {
-    use engine::analysis::{HandAnalysis, analyse_hand};
+    use engine::analysis::{Depth, HandAnalysis, analyse_hand};
+    let depth = if full { Depth::Full } else { Depth::Costs };
     use engine::solver::NotAnalysable;
-    type Examined = Option<(
-        engine::Seats,
-        Vec<Option<Result<HandAnalysis, NotAnalysable>>>,
-    )>;
+    type Timed = (Result<HandAnalysis, NotAnalysable>, u64);
+    type Examined = Option<(engine::Seats, Vec<Option<Timed>>)>;
     let mut parsed: Vec<Game> = Vec::new();
     for g in games.try_iter()? {
         parsed.push(game_from(&g?)?);
@@ -1531,7 +1532,11 @@ fn analyze_records<'py>(
             .zip(&res.hands)
             .map(|(prep, hs)| {
                 (hs.status != engine::Status::ThrownIn && hs.status != engine::Status::Misdeal)
-                    .then(|| analyse_hand(prep, hs, r, seats))
+                    .then(|| {
+                        let t = std::time::Instant::now();
+                        let a = analyse_hand(prep, hs, r, seats, depth);
+                        (a, t.elapsed().as_micros() as u64)
+                    })
             })
             .collect();
         Some((seats.clone(), hands))
@@ -1562,7 +1567,7 @@ fn analyze_records<'py>(
                 for h in hands {
                     match h {
                         None => l.append(py.None())?,
-                        Some(a) => l.append(analysis_py(py, a)?)?,
+                        Some((a, micros)) => l.append((analysis_py(py, a)?, *micros))?,
                     }
                 }
                 let d = PyDict::new(py);

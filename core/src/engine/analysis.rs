@@ -77,7 +77,17 @@ pub struct HandAnalysis {
     /// The first trick (1-based) from which every legal line gives every side the same points.
     pub claim: Option<u32>,
     pub revokes: Vec<RevokeDamage>,
+    /// Positions the solver searched for this hand.
     pub nodes: u64,
+}
+
+/// How much of a hand to examine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Depth {
+    /// Par with the trump pitched, each card's cost, and the revokes' damage.
+    Costs,
+    /// Also par with every other trump, and the claim.
+    Full,
 }
 
 /// The hands at the start of the play, from the record, and the positions along it.
@@ -170,12 +180,18 @@ fn seats_of(sides: &[i32], mask: u16) -> u16 {
         .sum()
 }
 
-/// The best value the pitcher can reach by leading one of `first` at the start.
+/// The best value the pitcher can reach by leading one of `first` at the start: each lead
+/// after the first is only asked whether it does better (a null window), and solved if so.
 fn par_from(solver: &mut Solver<'_>, start: &Position, first: CardMask) -> Option<i32> {
     let seat = solver.layout.to_play(start);
-    cards_of(solver.layout.legal(start) & first)
-        .map(|c| solver.value_after(start, seat, c))
-        .max()
+    let mut best: Option<i32> = None;
+    for c in cards_of(solver.layout.legal(start) & first) {
+        best = match best {
+            Some(b) if !solver.exceeds_after(start, seat, c, b) => Some(b),
+            _ => Some(solver.value_after(start, seat, c)),
+        };
+    }
+    best
 }
 
 /// The cards that may name trump `trump` when led first (`first_trick_trump=led`: a card of
@@ -195,6 +211,7 @@ pub fn analyse_hand(
     hs: &HandScore,
     rules: &Arc<RuleSet>,
     seats: &Seats,
+    depth: Depth,
 ) -> Result<HandAnalysis, NotAnalysable> {
     if hs.status != Status::Played {
         return Err(NotAnalysable(format!("the hand was {}", hs.status.as_str())));
@@ -237,9 +254,14 @@ pub fn analyse_hand(
         } else {
             l.legal(&at)
         };
+        // a card keeps the value when it neither falls short of it nor, a revoke aside, exceeds it
         let best = if cost > 0 {
             cards_of(legal)
-                .filter(|&c| solver.value_after(&at, seat, c) == before)
+                .filter(|&c| {
+                    let mut q = at;
+                    l.play(&mut q, seat, c);
+                    if raiser { !solver.falls_short(&q, before) } else { !solver.exceeds(&q, before) }
+                })
                 .collect()
         } else {
             Vec::new()
@@ -257,7 +279,9 @@ pub fn analyse_hand(
         });
     }
     // par with the other trumps: only where the hands played do not depend on trump
-    if rules.has_exchange(seats.n) || rules.trumps_only {
+    if depth == Depth::Costs {
+        a.par_by_trump_unknown = Some("not asked".into());
+    } else if rules.has_exchange(seats.n) || rules.trumps_only {
         a.par_by_trump_unknown = Some(
             "the hands played depend on trump (a discard or draw after trump, or only trumps played)"
                 .into(),
@@ -284,7 +308,9 @@ pub fn analyse_hand(
             }
         }
     }
-    a.claim = claim(l, &rec, ps);
+    if depth == Depth::Full {
+        a.claim = claim(l, &rec, ps);
+    }
     a.revokes = hs
         .revoke_plays
         .iter()

@@ -67,24 +67,72 @@ pub fn breaks_follow(
 }
 
 /// The cards of `held` that may be played to a trick whose first card is `led_card` (None: leading).
+///
+/// The follow rule of [`breaks_follow`], worked out on the whole hand at once (a test checks
+/// that they agree card by card); the first trick under `first_trick_trump=free` also keeps
+/// trumps out while the player holds anything else.
 pub fn legal(
     rule: FollowRule,
     table: &TrumpTable,
     held: CardMask,
     led_card: Option<Card>,
 ) -> CardMask {
-    let mut out = 0;
-    for c in crate::cards::cards_of(held) {
-        // the free first trick: no trump, unless the player holds nothing else
-        let trumps_it = rule == FollowRule::FreeFirst
-            && led_card.is_some()
-            && table.is_trump(c)
-            && held & !table.trumps() != 0;
-        if !breaks_follow(rule, table, held, led_card, c) && !trumps_it {
-            out |= c.bit();
+    let trumps = held & table.trumps();
+    let Some(led_card) = led_card else {
+        return if rule == FollowRule::TrumpsOnly && trumps != 0 {
+            trumps
+        } else {
+            held
+        };
+    };
+    let led = table.suit(led_card);
+    let suit = held & table.mask(led);
+    // a lead of no suit (a joker that is no trump) is followed by the other such joker
+    let suitless = if (0..4).contains(&led) {
+        0
+    } else {
+        held & !trumps & (crate::cards::JOKER_HIGH.bit() | crate::cards::JOKER_LOW.bit())
+    };
+    match rule {
+        FollowRule::Follow(Follow::FollowOrTrump) => {
+            if suit != 0 {
+                suit | trumps
+            } else {
+                held
+            }
+        }
+        FollowRule::Follow(Follow::Strict) => {
+            if suit != 0 {
+                suit
+            } else if trumps != 0 {
+                trumps | suitless
+            } else {
+                held
+            }
+        }
+        FollowRule::Follow(Follow::FreeWhenVoid) => {
+            if suit != 0 {
+                suit
+            } else {
+                held
+            }
+        }
+        FollowRule::TrumpsOnly => {
+            if trumps != 0 {
+                trumps
+            } else {
+                held
+            }
+        }
+        FollowRule::FreeFirst => {
+            let allowed = if suit != 0 { suit | trumps } else { held };
+            if held & !trumps != 0 {
+                allowed & !trumps
+            } else {
+                allowed
+            }
         }
     }
-    out
 }
 
 /// What the tricks of a prepared hand come to: each trick's taker, the revokes, and where every card went.
@@ -1125,6 +1173,46 @@ fn play_tricks(
                     .about(seats.name(s as i32)),
                 );
                 prep.playable = false;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod legal_tests {
+    use super::*;
+    use crate::cards::{Deck, cards_of};
+
+    #[test]
+    fn legal_agrees_with_breaks_follow_card_by_card() {
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let rules = [
+            FollowRule::Follow(Follow::FollowOrTrump),
+            FollowRule::Follow(Follow::Strict),
+            FollowRule::Follow(Follow::FreeWhenVoid),
+            FollowRule::TrumpsOnly,
+            FollowRule::FreeFirst,
+        ];
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let deck = Deck::ALL[(x % 3) as usize];
+            let table = TrumpTable::get((x >> 8) as i32 % 5, deck);
+            let held = (x >> 3) & ((1u64 << 54) - 1) & ((x >> 1) | (x >> 2));
+            let led = Card::new(((x >> 40) % 54) as u8).filter(|_| x % 7 != 0);
+            for rule in rules {
+                let mut want = 0;
+                for c in cards_of(held) {
+                    let trumps_it = rule == FollowRule::FreeFirst
+                        && led.is_some()
+                        && table.is_trump(c)
+                        && held & !table.trumps() != 0;
+                    if !breaks_follow(rule, table, held, led, c) && !trumps_it {
+                        want |= c.bit();
+                    }
+                }
+                assert_eq!(legal(rule, table, held, led), want, "{rule:?} {held:x} {led:?}");
             }
         }
     }

@@ -426,25 +426,35 @@ impl Layout {
             open_points += i32::from(at(&self.capture, usize::from(c.index())));
             open_count += i32::from(at(&GAME_COUNT, usize::from(c.index())));
         }
-        let (mut lo, mut hi) = (0, open_points);
-        if self.rules().game_point == GamePoint::Count {
-            let (mut mine, mut best_other) = (-1i32, -1i32);
-            for s in 0..self.sides {
-                let c = i32::from(at(&p.counts, s));
-                if Self::counted(obj, s) {
-                    mine = mine.max(c);
-                } else {
-                    best_other = best_other.max(c);
-                }
-            }
-            if mine > best_other + open_count {
-                lo += 1;
-            }
-            if mine + open_count > best_other.max(0) || (mine > best_other && mine >= 0) {
-                hi += 1;
+        let _ = open_count;
+        let (glo, ghi) = self.game_open(p, obj);
+        (glo, open_points + ghi)
+    }
+
+    /// Whether the counted sides are sure of Game by count (low 1) and could still take it (high 1).
+    fn game_open(&self, p: &Position, obj: &Objective) -> (i32, i32) {
+        if self.rules().game_point != GamePoint::Count {
+            return (0, 0);
+        }
+        let mut out: CardMask = p.hands.iter().fold(0, |a, &h| a | h);
+        for &(_, c) in p.trick.iter().take(usize::from(p.trick_len)) {
+            out |= c.bit();
+        }
+        let open_count: i32 = cards_of(out & self.worth_mask)
+            .map(|c| i32::from(at(&GAME_COUNT, usize::from(c.index()))))
+            .sum();
+        let (mut mine, mut best_other) = (-1i32, -1i32);
+        for s in 0..self.sides {
+            let c = i32::from(at(&p.counts, s));
+            if Self::counted(obj, s) {
+                mine = mine.max(c);
+            } else {
+                best_other = best_other.max(c);
             }
         }
-        (lo, hi)
+        let sure = mine > best_other + open_count;
+        let could = mine + open_count > best_other.max(0) || (mine > best_other && mine >= 0);
+        (i32::from(sure), i32::from(could || sure))
     }
 
     /// What the counted sides have at `p` for sure: points held, and taken in past tricks.
@@ -473,26 +483,30 @@ impl Layout {
     }
 
     /// The legal cards of the player to play, one of each group of equivalent cards, in the
-    /// order they are tried: cards that take the trick so far first, best first, then the rest
-    /// lowest first.
-    fn moves(&self, p: &Position, out: &mut smallvec::SmallVec<[Card; 16]>) {
+    /// order they are tried: the leader's trumps first, best first; a follower whose side is
+    /// taking the trick gives it its count, lowest cards first otherwise; a follower whose side
+    /// is not tries the cheapest card that takes the trick, then its least worth.
+    fn moves(&self, p: &Position, raisers: u16, out: &mut smallvec::SmallVec<[Card; 16]>) {
         out.clear();
         let mine = self.legal(p);
         let mut still_out: CardMask = p.hands.iter().fold(0, |a, &h| a | h);
         for &(_, c) in p.trick.iter().take(usize::from(p.trick_len)) {
             still_out |= c.bit();
         }
-        let led = (p.trick_len > 0).then(|| self.table.suit(p.trick[0].1));
-        let best_so_far = led.map(|l| {
-            p.trick
-                .iter()
-                .take(usize::from(p.trick_len))
-                .map(|&(_, c)| self.table.in_trick(c, l))
-                .max()
-                .unwrap_or(-1)
-        });
-        let mut low: smallvec::SmallVec<[Card; 16]> = smallvec::SmallVec::new();
-        for row in &self.order {
+        let worth = |x: Card| {
+            (
+                at(&self.capture, usize::from(x.index())),
+                at(&GAME_COUNT, usize::from(x.index())),
+            )
+        };
+        let mut found: smallvec::SmallVec<[(Card, i32); 16]> = smallvec::SmallVec::new();
+        let trump = self.table.trump;
+        let rows = std::iter::once(trump.clamp(0, 3) as usize).chain((0..4).filter(|&s| s as i32 != trump));
+        for s in rows {
+            let Some(row) = self.order.get(s) else { continue };
+            if self.table.mask(s as i32) & mine == 0 {
+                continue;
+            }
             let mut prev: Option<Card> = None; // the last card of a run of equivalent cards kept
             for c in row.iter().flatten().copied() {
                 if still_out & c.bit() == 0 {
@@ -502,30 +516,39 @@ impl Layout {
                     prev = None;
                     continue;
                 }
-                let worth = |x: Card| {
-                    (
-                        at(&self.capture, usize::from(x.index())),
-                        at(&GAME_COUNT, usize::from(x.index())),
-                    )
-                };
                 if prev.is_some_and(|q| worth(q) == worth(c)) {
                     continue;
                 }
                 prev = Some(c);
-                let wins = match (led, best_so_far) {
-                    (Some(l), Some(b)) => self.table.in_trick(c, l) > b,
-                    _ => true,
-                };
-                if wins {
-                    out.push(c);
-                } else {
-                    low.push(c);
-                }
+                found.push((c, 0));
             }
         }
-        // winning cards best first (as found), the rest lowest first
-        low.reverse();
-        out.extend(low);
+        if p.trick_len > 0 {
+            let led = self.table.suit(p.trick[0].1);
+            let (wpos, best) = p
+                .trick
+                .iter()
+                .take(usize::from(p.trick_len))
+                .enumerate()
+                .map(|(i, &(_, c))| (i, self.table.in_trick(c, led)))
+                .fold((0, -1), |a, b| if b.1 > a.1 { b } else { a });
+            let winner = usize::from(p.trick.get(wpos).map_or(0, |t| t.0));
+            let seat = self.to_play(p);
+            let friendly = (raisers >> seat & 1) == (raisers >> winner & 1);
+            for (c, key) in found.iter_mut() {
+                let v = self.table.in_trick(*c, led);
+                let (pts, count) = worth(*c);
+                let w = i32::from(pts) * 20 + i32::from(count);
+                *key = match (friendly, v > best) {
+                    (true, false) => -w * 256 + v,
+                    (true, true) => 1 << 20 | v,
+                    (false, true) => v,
+                    (false, false) => 1 << 20 | (w * 256 + v.max(0)),
+                };
+            }
+            found.sort_by_key(|&(_, k)| k);
+        }
+        out.extend(found.into_iter().map(|(c, _)| c));
     }
 }
 
@@ -601,17 +624,33 @@ impl<'a> Solver<'a> {
         l.value_of(p, &obj, future)
     }
 
-    /// Whether the value from `p` is above `v` (a null window: it stops at the first line that
-    /// is). For objectives without a contract.
-    pub fn exceeds(&mut self, p: &Position, v: i32) -> bool {
-        let need = v - self.layout.base(p, &self.objective);
-        self.gain_from(p, need, need + 1) > need
+    /// The least gain from `p` whose value is above `v` (None: no gain is; the gain lies in
+    /// -20..=40 in every rule set, as the value does not fall as the gain rises).
+    fn gain_above(&self, p: &Position, v: i32) -> Option<i32> {
+        (-20..=40).find(|&g| self.layout.value_of(p, &self.objective, g) > v)
     }
 
-    /// Whether the value from `p` is below `v`. For objectives without a contract.
+    /// Whether the value from `p` is above `v` (a null window: it stops at the first line that is).
+    pub fn exceeds(&mut self, p: &Position, v: i32) -> bool {
+        match self.gain_above(p, v) {
+            None => false,
+            Some(g) => self.gain_from(p, g - 1, g) >= g,
+        }
+    }
+
+    /// Whether the value from `p` is below `v`.
     pub fn falls_short(&mut self, p: &Position, v: i32) -> bool {
-        let need = v - self.layout.base(p, &self.objective);
-        self.gain_from(p, need - 1, need) < need
+        match self.gain_above(p, v - 1) {
+            None => true,
+            Some(g) => self.gain_from(p, g - 1, g) < g,
+        }
+    }
+
+    /// Whether the value after `seat` plays `card` at `p` is above `v`.
+    pub fn exceeds_after(&mut self, p: &Position, seat: usize, card: Card, v: i32) -> bool {
+        let mut q = *p;
+        self.layout.play(&mut q, seat, card);
+        self.exceeds(&q, v)
     }
 
     /// The value after `seat` plays `card` at `p`.
@@ -626,9 +665,15 @@ impl<'a> Solver<'a> {
         let remaining = p.hands.iter().fold(0u64, |a, &h| a | h);
         let mut packed = u64::from(p.leader);
         if l.rules().game_point == GamePoint::Count && !self.objective.contract.is_some_and(|c| c.sweep) {
-            // the last side's count follows from the cards still out
-            for s in 0..l.sides.saturating_sub(1).min(8) {
-                packed |= u64::from(at(&p.counts, s) & 0x7f) << (4 + 7 * s);
+            let (lo, hi) = l.game_open(p, &self.objective);
+            if lo == hi {
+                // Game is settled whatever the play: the counts no longer matter
+                packed |= u64::from(lo == 1) << 4 | 1 << 5;
+            } else {
+                // the last side's count follows from the cards still out
+                for s in 0..l.sides.saturating_sub(1).min(8) {
+                    packed |= u64::from(at(&p.counts, s) & 0x7f) << (6 + 7 * s);
+                }
             }
         }
         (remaining, packed)
@@ -678,7 +723,7 @@ impl<'a> Solver<'a> {
         let seat = l.to_play(p);
         let raise = obj.raisers & (1 << seat) != 0;
         let mut moves = smallvec::SmallVec::new();
-        l.moves(p, &mut moves);
+        l.moves(p, obj.raisers, &mut moves);
         if let Some(k) = first.and_then(|f| moves.iter().position(|&c| c == f)) {
             moves.swap(0, k);
         }
@@ -743,7 +788,7 @@ impl<'a> Solver<'a> {
             let target = self.value(&p);
             let seat = l.to_play(&p);
             let mut moves = smallvec::SmallVec::new();
-            l.moves(&p, &mut moves);
+            l.moves(&p, self.objective.raisers, &mut moves);
             let Some(c) = moves
                 .iter()
                 .copied()
