@@ -317,6 +317,7 @@ class HandAnalysis:
     plays: tuple[PlayCost, ...] = ()
     claim: int | None = None  # the first trick from which every legal line gives the same points
     revokes: tuple[RevokeDamage, ...] = ()
+    perfect: tuple[tuple[str, str], ...] = ()  # a line of perfect play from the first lead: (player, card)
     not_analysable: str | None = None
     micros: int = field(default=0, compare=False)  # time the core took over it
 
@@ -376,6 +377,7 @@ def analyze_games(games: Iterable[Game], override: str = "", jobs: int = 1,
                 revokes=tuple(RevokeDamage(t, pos, name(s), tuple(sides[i] for i in range(len(sides)) if inn >> i & 1),
                                            sure, took, tuple((name(ps), CARD_NAMES[c]) for ps, c in line))
                               for t, pos, s, inn, sure, took, line in a["revokes"]),
+                perfect=tuple((name(ps), CARD_NAMES[c]) for ps, c in a["perfect"]),
                 micros=micros,
             ))
         out.append(rows)

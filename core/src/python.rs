@@ -1491,6 +1491,8 @@ fn analysis_py<'py>(
         revokes.append((r.trick, r.pos, r.seat, r.innocent, r.sure, r.took, line))?;
     }
     d.set_item("revokes", revokes)?;
+    let perfect: Vec<(i32, u8)> = a.perfect.iter().map(|&(s, c)| (s, c.index())).collect();
+    d.set_item("perfect", perfect)?;
     Ok(d.into_any())
 }
 
@@ -1520,7 +1522,10 @@ fn analyze_records<'py>(
     }
     let sets: Vec<Option<std::sync::Arc<RuleSet>>> = rules
         .iter()
-        .map(|r| r.as_ref().map(|r| std::sync::Arc::new(r.get().inner.clone())))
+        .map(|r| {
+            r.as_ref()
+                .map(|r| std::sync::Arc::new(r.get().inner.clone()))
+        })
         .collect();
     let examine = |g: &Game, r: &Option<std::sync::Arc<RuleSet>>| -> Examined {
         let r = r.as_ref()?;
@@ -1549,7 +1554,12 @@ fn analyze_records<'py>(
                 .chunks(chunk)
                 .zip(sets.chunks(chunk))
                 .map(|(gs, rs)| {
-                    scope.spawn(move || gs.iter().zip(rs).map(|(g, r)| examine(g, r)).collect::<Vec<_>>())
+                    scope.spawn(move || {
+                        gs.iter()
+                            .zip(rs)
+                            .map(|(g, r)| examine(g, r))
+                            .collect::<Vec<_>>()
+                    })
                 })
                 .collect();
             handles

@@ -256,7 +256,11 @@ pub mod tests_support {
                 r.partnership = true;
                 r.deck = Deck::Jokers;
                 r.trey = true;
-                r.smudge = if name == "tenpoint" { Smudge::None } else { Smudge::Moon };
+                r.smudge = if name == "tenpoint" {
+                    Smudge::None
+                } else {
+                    Smudge::Moon
+                };
                 r.trumps_only = name == "tenpoint52";
                 r.top_bid = 10;
                 r.points_in_play = 10;

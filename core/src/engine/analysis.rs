@@ -77,6 +77,8 @@ pub struct HandAnalysis {
     /// The first trick (1-based) from which every legal line gives every side the same points.
     pub claim: Option<u32>,
     pub revokes: Vec<RevokeDamage>,
+    /// A line of perfect play from the first lead: (seat, card) in play order.
+    pub perfect: Vec<(i32, Card)>,
     /// Positions the solver searched for this hand.
     pub nodes: u64,
 }
@@ -205,6 +207,21 @@ fn naming(rules: &RuleSet, trump: u8, hand: CardMask) -> CardMask {
         .fold(0, |m, c| m | c.bit())
 }
 
+/// Why a hand that was not scored from its play cannot be examined, naming the findings that stop it.
+fn unplayed(prep: &Prepared, hs: &HandScore) -> NotAnalysable {
+    let mut codes: Vec<&str> = prep.findings.iter().map(|f| f.code.as_str()).collect();
+    codes.sort_unstable();
+    codes.dedup();
+    if hs.status == Status::Unplayable && !codes.is_empty() {
+        NotAnalysable(format!(
+            "the hand cannot be replayed in full, so its cards are not all known ({})",
+            codes.join(", ")
+        ))
+    } else {
+        NotAnalysable(format!("the hand was {}", hs.status.as_str()))
+    }
+}
+
 /// Examine one scored hand. `Err` says why it cannot be examined.
 pub fn analyse_hand(
     prep: &Prepared,
@@ -214,7 +231,7 @@ pub fn analyse_hand(
     depth: Depth,
 ) -> Result<HandAnalysis, NotAnalysable> {
     if hs.status != Status::Played {
-        return Err(NotAnalysable(format!("the hand was {}", hs.status.as_str())));
+        return Err(unplayed(prep, hs));
     }
     let rec = record(prep, rules, seats)?;
     let l = &rec.layout;
@@ -234,12 +251,39 @@ pub fn analyse_hand(
         trump: prep.trump,
         ..HandAnalysis::default()
     };
-    let start = rec.positions.first().copied().unwrap_or_else(|| l.start(pitcher));
+    let start = rec
+        .positions
+        .first()
+        .copied()
+        .unwrap_or_else(|| l.start(pitcher));
     let first_card = rec.plays.first().map_or(0, |p| p.3.bit());
     let trump = prep.trump as u8;
     let lead_hand = l.hands.get(l.to_play(&start)).copied().unwrap_or(0);
-    a.par = par_from(&mut solver, &start, naming(rules, trump, lead_hand) | first_card)
-        .unwrap_or_else(|| solver.value(&start));
+    a.par = par_from(
+        &mut solver,
+        &start,
+        naming(rules, trump, lead_hand) | first_card,
+    )
+    .unwrap_or_else(|| solver.value(&start));
+    let leader = l.to_play(&start);
+    let perfect_lead = cards_of(l.legal(&start) & (naming(rules, trump, lead_hand) | first_card))
+        .find(|&c| {
+            !solver.falls_short(
+                &{
+                    let mut q = start;
+                    l.play(&mut q, leader, c);
+                    q
+                },
+                a.par,
+            )
+        });
+    if let Some(c) = perfect_lead {
+        let mut q = start;
+        l.play(&mut q, leader, c);
+        a.perfect = std::iter::once((leader as i32, c))
+            .chain(solver.line(&q).into_iter().map(|(s, c)| (s as i32, c)))
+            .collect();
+    }
     let mut values = vec![a.par];
     values.extend(rec.positions.iter().skip(1).map(|p| solver.value(p)));
     a.result = values.last().copied().unwrap_or(a.par);
@@ -247,7 +291,11 @@ pub fn analyse_hand(
         let before = values.get(k).copied().unwrap_or(0);
         let after = values.get(k + 1).copied().unwrap_or(0);
         let raiser = obj.raisers & (1 << seat) != 0;
-        let cost = if raiser { before - after } else { after - before };
+        let cost = if raiser {
+            before - after
+        } else {
+            after - before
+        };
         let at = rec.positions.get(k).copied().unwrap_or(start);
         let legal = if k == 0 {
             l.legal(&at) & (naming(rules, trump, lead_hand) | first_card)
@@ -260,7 +308,11 @@ pub fn analyse_hand(
                 .filter(|&c| {
                     let mut q = at;
                     l.play(&mut q, seat, c);
-                    if raiser { !solver.falls_short(&q, before) } else { !solver.exceeds(&q, before) }
+                    if raiser {
+                        !solver.falls_short(&q, before)
+                    } else {
+                        !solver.exceeds(&q, before)
+                    }
                 })
                 .collect()
         } else {
@@ -328,7 +380,7 @@ pub fn examine_revokes(
     seats: &Seats,
 ) -> Result<HandAnalysis, NotAnalysable> {
     if hs.status != Status::Played {
-        return Err(NotAnalysable(format!("the hand was {}", hs.status.as_str())));
+        return Err(unplayed(prep, hs));
     }
     let rec = record(prep, rules, seats)?;
     Ok(HandAnalysis {
@@ -384,7 +436,11 @@ fn claim(l: &Layout, rec: &Record, pitcher_side: usize) -> Option<u32> {
             !hi.exceeds(p, v) && !lo.falls_short(p, v)
         });
         // a proof that needs more positions than the budget is not made: the claim stays later
-        if !forced || solvers.iter().any(|(hi, lo)| hi.out_of_budget() || lo.out_of_budget()) {
+        if !forced
+            || solvers
+                .iter()
+                .any(|(hi, lo)| hi.out_of_budget() || lo.out_of_budget())
+        {
             break;
         }
         claim = Some(t);
@@ -413,8 +469,17 @@ fn sides_mask(sides: &[i32]) -> u16 {
         .fold(0, |a, &s| a | (1u16 << s))
 }
 
-fn revoke_damage(l: &Layout, rec: &Record, hs: &HandScore, trick: u32, pos: u32) -> Option<RevokeDamage> {
-    let k = rec.plays.iter().position(|&(t, p, ..)| t == trick && p == pos)?;
+fn revoke_damage(
+    l: &Layout,
+    rec: &Record,
+    hs: &HandScore,
+    trick: u32,
+    pos: u32,
+) -> Option<RevokeDamage> {
+    let k = rec
+        .plays
+        .iter()
+        .position(|&(t, p, ..)| t == trick && p == pos)?;
     let &(_, _, seat, _) = rec.plays.get(k)?;
     let at = rec.positions.get(k)?;
     let revoker_side = l.side(seat);
@@ -426,7 +491,11 @@ fn revoke_damage(l: &Layout, rec: &Record, hs: &HandScore, trick: u32, pos: u32)
     };
     let mut s = Solver::new(l, obj);
     let sure = s.value(at);
-    let line = s.line(at).into_iter().map(|(st, c)| (st as i32, c)).collect();
+    let line = s
+        .line(at)
+        .into_iter()
+        .map(|(st, c)| (st as i32, c))
+        .collect();
     let took = hs
         .made
         .iter()
@@ -458,26 +527,29 @@ fn sides_named(seats: &Seats, mask: u16) -> String {
     }
 }
 
-/// A line of play written as the notation writes tricks: `3. Dee:7S Ann:AS; 4. Ann:2H ...`.
-pub fn line_text(line: &[(i32, Card)], first_trick: u32, seats: &Seats, l_trick_sizes: &[usize]) -> String {
-    let mut out = String::new();
-    let mut t = first_trick;
-    let mut k = 0;
-    for (i, &size) in l_trick_sizes.iter().enumerate() {
-        if k >= line.len() {
+/// A line of play written as the notation writes tricks: `3. Dee:7S Ann:AS; 4. Ann:2H ...`,
+/// the tricks numbered from `first_trick`, of the sizes given.
+pub fn line_text(
+    line: &[(i32, Card)],
+    first_trick: u32,
+    seats: &Seats,
+    trick_sizes: &[usize],
+) -> String {
+    let mut out = Vec::new();
+    let mut rest = line;
+    for (t, &size) in (first_trick..).zip(trick_sizes) {
+        if rest.is_empty() {
             break;
         }
-        if i > 0 {
-            out.push_str("; ");
-        }
-        out.push_str(&format!("{t}."));
-        for &(s, c) in line.iter().skip(k).take(size) {
-            out.push_str(&format!(" {}:{}", seats.name(s), c.name()));
-        }
-        k += size;
-        t += 1;
+        let (trick, more) = rest.split_at(size.min(rest.len()));
+        let plays: Vec<String> = trick
+            .iter()
+            .map(|&(s, c)| format!("{}:{}", seats.name(s), c.name()))
+            .collect();
+        out.push(format!("{t}. {}", plays.join(" ")));
+        rest = more;
     }
-    out
+    out.join("; ")
 }
 
 /// The R503 findings of a scored hand: one beside each R501, with the damage and the line that shows it.
@@ -525,17 +597,33 @@ pub fn revoke_damage_findings(
                 else {
                     continue;
                 };
-                // trick sizes from the revoke's trick on, for writing the line
-                let sizes: Vec<usize> = prep
+                // the line from the revoke's trick on, with the cards played to it before the revoke
+                let sizes: Vec<usize> = prep.cards.iter().skip(t - 1).map(|c| c.len()).collect();
+                let before = prep
                     .cards
-                    .iter()
-                    .skip(t - 1)
-                    .enumerate()
-                    .map(|(i, c)| if i == 0 { c.len() - rp.pos } else { c.len() })
+                    .get(t - 1)
+                    .zip(prep.seats.get(t - 1))
+                    .map(|(cs, ss)| {
+                        ss.iter()
+                            .copied()
+                            .zip(cs.iter().copied())
+                            .take(rp.pos)
+                            .collect::<Vec<_>>()
+                    });
+                let whole: Vec<(i32, Card)> = before
+                    .unwrap_or_default()
+                    .into_iter()
+                    .chain(d.line.iter().copied())
                     .collect();
-                let shown = line_text(&d.line, t as u32, seats, &sizes);
+                let shown = line_text(&whole, t as u32, seats, &sizes);
                 let legal = d.line.first().map_or("??", |(_, c)| c.name());
-                let pts = |v: i32| if v == 1 { "1 point".to_string() } else { format!("{v} points") };
+                let pts = |v: i32| {
+                    if v == 1 {
+                        "1 point".to_string()
+                    } else {
+                        format!("{v} points")
+                    }
+                };
                 let damage = d.damage();
                 let message = if damage > 0 {
                     format!(
@@ -551,7 +639,11 @@ pub fn revoke_damage_findings(
                         pts(d.took)
                     )
                 };
-                (message, format!("{} sure", pts(d.sure)), format!("{} taken", pts(d.took)))
+                (
+                    message,
+                    format!("{} sure", pts(d.sure)),
+                    format!("{} taken", pts(d.took)),
+                )
             }
         };
         let mut f = Finding::new(Code::R503, message, line, col)

@@ -1179,6 +1179,7 @@ fn play_tricks(
 }
 
 #[cfg(test)]
+#[allow(clippy::indexing_slicing)]
 mod legal_tests {
     use super::*;
     use crate::cards::{Deck, cards_of};
@@ -1212,7 +1213,11 @@ mod legal_tests {
                         want |= c.bit();
                     }
                 }
-                assert_eq!(legal(rule, table, held, led), want, "{rule:?} {held:x} {led:?}");
+                assert_eq!(
+                    legal(rule, table, held, led),
+                    want,
+                    "{rule:?} {held:x} {led:?}"
+                );
             }
         }
     }

@@ -116,7 +116,10 @@ fn card_name(c: Option<Card>) -> &'static str {
 /// the off-jack and jokers (`deck=54`) or the Jick (`jick=on`), the Trey (`trey=on`), and Game
 /// when it is the ten of trumps (`game_point=ten`). High, Low and Game by count are not here:
 /// they go by who held a card, or by the count, not by one card taken.
-pub fn captured_points(rules: &RuleSet, trump: u8) -> smallvec::SmallVec<[(&'static str, Card, i32); 8]> {
+pub fn captured_points(
+    rules: &RuleSet,
+    trump: u8,
+) -> smallvec::SmallVec<[(&'static str, Card, i32); 8]> {
     let mut out = smallvec::SmallVec::new();
     out.push(("Jack", Card::of(9, trump), 1));
     match rules.deck {

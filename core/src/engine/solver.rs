@@ -199,7 +199,9 @@ impl Layout {
                 .filter_map(Card::new)
                 .filter(|c| {
                     capture.get(usize::from(c.index())).is_some_and(|&w| w > 0)
-                        || GAME_COUNT.get(usize::from(c.index())).is_some_and(|&w| w > 0)
+                        || GAME_COUNT
+                            .get(usize::from(c.index()))
+                            .is_some_and(|&w| w > 0)
                 })
                 .fold(0, |m, c| m | c.bit()),
         })
@@ -281,7 +283,12 @@ impl Layout {
 
     /// The follow rule for the trick now being played.
     fn follow_rule(&self, p: &Position) -> FollowRule {
-        FollowRule::of(self.rules(), self.table, usize::from(p.tricks_done), p.first_lead)
+        FollowRule::of(
+            self.rules(),
+            self.table,
+            usize::from(p.tricks_done),
+            p.first_lead,
+        )
     }
 
     /// The cards the player to play may play.
@@ -501,9 +508,12 @@ impl Layout {
         };
         let mut found: smallvec::SmallVec<[(Card, i32); 16]> = smallvec::SmallVec::new();
         let trump = self.table.trump;
-        let rows = std::iter::once(trump.clamp(0, 3) as usize).chain((0..4).filter(|&s| s as i32 != trump));
+        let rows = std::iter::once(trump.clamp(0, 3) as usize)
+            .chain((0..4).filter(|&s| s as i32 != trump));
         for s in rows {
-            let Some(row) = self.order.get(s) else { continue };
+            let Some(row) = self.order.get(s) else {
+                continue;
+            };
             if self.table.mask(s as i32) & mine == 0 {
                 continue;
             }
@@ -664,7 +674,9 @@ impl<'a> Solver<'a> {
         let l = self.layout;
         let remaining = p.hands.iter().fold(0u64, |a, &h| a | h);
         let mut packed = u64::from(p.leader);
-        if l.rules().game_point == GamePoint::Count && !self.objective.contract.is_some_and(|c| c.sweep) {
+        if l.rules().game_point == GamePoint::Count
+            && !self.objective.contract.is_some_and(|c| c.sweep)
+        {
             let (lo, hi) = l.game_open(p, &self.objective);
             if lo == hi {
                 // Game is settled whatever the play: the counts no longer matter
@@ -738,7 +750,12 @@ impl<'a> Solver<'a> {
                     *slot = (seat as u8, c);
                 }
                 t.trick_len += 1;
-                let pos = l.table.winner_pos(t.trick.iter().take(usize::from(t.trick_len)).map(|&(_, c)| c));
+                let pos = l.table.winner_pos(
+                    t.trick
+                        .iter()
+                        .take(usize::from(t.trick_len))
+                        .map(|&(_, c)| c),
+                );
                 let winner = usize::from(t.trick.get(pos).map_or(t.leader, |&(s, _)| s));
                 l.gain(&t, winner, &obj)
             } else {
@@ -846,7 +863,14 @@ mod tests {
     fn the_solver_equals_exhaustive_minimax_on_random_endings() {
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         let mut checked = 0;
-        for preset in ["auction", "partnership", "cutthroat", "tenpoint", "smear", "tenpoint52"] {
+        for preset in [
+            "auction",
+            "partnership",
+            "cutthroat",
+            "tenpoint",
+            "smear",
+            "tenpoint52",
+        ] {
             let rules = std::sync::Arc::new(rules_for(preset));
             let n = if preset == "cutthroat" { 3 } else { 4 };
             let sides: Vec<i32> = (0..n)
@@ -876,33 +900,82 @@ mod tests {
                         break;
                     }
                     let seat = l.to_play(&p);
-                    let Some(c) = cards_of(l.legal(&p)).last() else { break };
+                    let Some(c) = cards_of(l.legal(&p)).last() else {
+                        break;
+                    };
                     l.play(&mut p, seat, c);
                 }
                 let pitcher = (rng.next() % n as u64) as usize;
                 let ps = sides[pitcher] as usize;
-                let raisers: u16 = (0..n as usize).filter(|&s| sides[s] as usize == ps).map(|s| 1 << s).sum();
+                let raisers: u16 = (0..n as usize)
+                    .filter(|&s| sides[s] as usize == ps)
+                    .map(|s| 1 << s)
+                    .sum();
                 let bid = 1 + (rng.next() % 4) as i32;
                 let objs = [
-                    Objective { sides: 1 << ps, raisers, contract: None },
                     Objective {
                         sides: 1 << ps,
                         raisers,
-                        contract: Some(Contract { bid, smudge: false, sweep: false, loss: 1 }),
+                        contract: None,
                     },
                     Objective {
                         sides: 1 << ps,
                         raisers,
-                        contract: Some(Contract { bid: 5, smudge: true, sweep: true, loss: 1 }),
+                        contract: Some(Contract {
+                            bid,
+                            smudge: false,
+                            sweep: false,
+                            loss: 1,
+                        }),
+                    },
+                    Objective {
+                        sides: 1 << ps,
+                        raisers,
+                        contract: Some(Contract {
+                            bid: 5,
+                            smudge: true,
+                            sweep: true,
+                            loss: 1,
+                        }),
                     },
                 ];
-                for obj in objs {
+                let every: u16 = (0..n as usize).map(|s| 1 << s).sum();
+                let others: u16 = (0..n as usize)
+                    .filter(|&s| sides[s] as usize != ps)
+                    .map(|s| 1 << sides[s])
+                    .fold(0, |a, b| a | b);
+                let more = [
+                    // the claim's questions: everyone raising, everyone lowering
+                    Objective {
+                        sides: 1 << ps,
+                        raisers: every,
+                        contract: None,
+                    },
+                    Objective {
+                        sides: 1 << ps,
+                        raisers: 0,
+                        contract: None,
+                    },
+                    // a revoke's innocent sides together (several, with players alone)
+                    Objective {
+                        sides: others,
+                        raisers: every & !raisers,
+                        contract: None,
+                    },
+                ];
+                for obj in objs.into_iter().chain(more) {
                     let mut s = Solver::new(&l, obj);
-                    assert_eq!(s.value(&p), minimax(&l, &p, &obj), "{preset} {p:?}");
+                    let want = minimax(&l, &p, &obj);
+                    assert_eq!(s.value(&p), want, "{preset} {p:?}");
+                    assert!(!s.exceeds(&p, want) && s.exceeds(&p, want - 1), "{preset}");
+                    assert!(
+                        !s.falls_short(&p, want) && s.falls_short(&p, want + 1),
+                        "{preset}"
+                    );
                     checked += 1;
                 }
             }
         }
-        assert!(checked > 2000, "{checked}");
+        assert!(checked > 4000, "{checked}");
     }
 }
