@@ -247,6 +247,17 @@ def _result(game: Game, rules: Rules, d: dict) -> GameResult:
     return res
 
 
+def _rule_sets(games: list[Game], override: str) -> list[Rules | None]:
+    """Each game's rule set (``None``: its rules cannot be resolved, already reported by the parser)."""
+    out: list[Rules | None] = []
+    for game in games:
+        try:
+            out.append(resolve_rules(game.tag("Rules"), override))
+        except RulesError:
+            out.append(None)
+    return out
+
+
 def audit_games(games: Iterable[Game], override: str = "") -> list[GameResult]:
     """Replay and score a batch of games: the one entry point for one hand or a million.
 
@@ -254,12 +265,7 @@ def audit_games(games: Iterable[Game], override: str = "") -> list[GameResult]:
     (the parser has already reported why).
     """
     games = list(games)
-    rule_sets: list[Rules | None] = []
-    for game in games:
-        try:
-            rule_sets.append(resolve_rules(game.tag("Rules"), override))
-        except RulesError:
-            rule_sets.append(None)
+    rule_sets = _rule_sets(games, override)
     out = _core.audit_records(games, [core_rules(r) if r is not None else None for r in rule_sets])
     return [GameResult(g, None) if r is None else _result(g, r, d) for g, r, d in zip(games, rule_sets, out)]
 
@@ -342,12 +348,7 @@ def analyze_games(games: Iterable[Game], override: str = "", jobs: int = 1,
     ``full=False``: par with the trump pitched and each card's cost only (no par by trump, no claim).
     """
     games = list(games)
-    rule_sets: list[Rules | None] = []
-    for game in games:
-        try:
-            rule_sets.append(resolve_rules(game.tag("Rules"), override))
-        except RulesError:
-            rule_sets.append(None)
+    rule_sets = _rule_sets(games, override)
     cores = [core_rules(r) if r is not None else None for r in rule_sets]
     out: list[list[HandAnalysis]] = []
     for game, r, d in zip(games, rule_sets, _core.analyze_records(games, cores, jobs, full)):

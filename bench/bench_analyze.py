@@ -23,7 +23,7 @@ from auditor.simulate import simulate
 
 TABLES = {
     "partnership": ("partnership", None, ""),
-    "partnership-6": ("partnership", 6, ""),
+    "partnership-6": ("partnership", 6, "players=6 deal_size=6"),
     "cutthroat-4": ("cutthroat", 4, ""),
     "tenpoint": ("tenpoint", None, ""),
     "smear": ("smear", None, ""),

@@ -13,11 +13,11 @@ from typing import Annotated, Any
 
 import typer
 
-from ..engine import HandAnalysis, analyze_games, resolve_rules
+from ..engine import HandAnalysis, analyze_games
 from ..notation import expand_paths, parse_file
 from ..render import emit_rows
-from ..rules import RulesError
 from . import EXIT_CLEAN, app, fail
+from .core import _check_rules
 
 
 def hand_row(a: HandAnalysis) -> dict[str, Any]:
@@ -87,11 +87,7 @@ def analyze(
     """
     if fmt not in ("text", "json", "jsonl", "csv"):
         raise fail(f"--format must be one of text, json, jsonl, csv, not {fmt!r}")
-    if rules:
-        try:
-            resolve_rules("auction", rules)
-        except RulesError as e:
-            raise fail(f"bad --rules: {e}")
+    _check_rules(rules)
     files, missing = expand_paths(paths)
     for f in missing:
         typer.echo(f"auditor: {f.message}", err=True)

@@ -246,6 +246,7 @@ pub fn analyse_hand(
         contract: Some(Contract::of(prep, rules)),
     };
     let mut solver = Solver::new(l, obj);
+    solver.budget = Some(HAND_BUDGET);
     let mut a = HandAnalysis {
         pitcher: prep.pitcher,
         trump: prep.trump,
@@ -287,6 +288,9 @@ pub fn analyse_hand(
     let mut values = vec![a.par];
     values.extend(rec.positions.iter().skip(1).map(|p| solver.value(p)));
     a.result = values.last().copied().unwrap_or(a.par);
+    if solver.out_of_budget() {
+        return Err(over_budget());
+    }
     for (k, &(trick, pos, seat, card)) in rec.plays.iter().enumerate() {
         let before = values.get(k).copied().unwrap_or(0);
         let after = values.get(k + 1).copied().unwrap_or(0);
@@ -350,9 +354,15 @@ pub fn analyse_hand(
                 let held = l.hands.get(..seats.n).unwrap_or(&[]);
                 let other = Layout::new(rules.clone(), t, &rec.sides, held)?;
                 let mut s = Solver::new(&other, obj);
+                s.budget = Some(HAND_BUDGET);
                 let st = other.start(l.to_play(&start));
                 let v = par_from(&mut s, &st, first);
                 a.nodes += s.nodes;
+                if s.out_of_budget() {
+                    a.par_by_trump.clear();
+                    a.par_by_trump_unknown = Some(over_budget().0);
+                    break;
+                }
                 v
             };
             if let Some(v) = v {
@@ -366,8 +376,14 @@ pub fn analyse_hand(
     a.revokes = hs
         .revoke_plays
         .iter()
-        .filter_map(|rp| revoke_damage(l, &rec, hs, rp.trick as u32, rp.pos as u32))
+        .map(|rp| revoke_damage(l, &rec, hs, rp.trick as u32, rp.pos as u32))
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter()
+        .flatten()
         .collect();
+    if solver.out_of_budget() {
+        return Err(over_budget());
+    }
     a.nodes += solver.nodes;
     Ok(a)
 }
@@ -387,10 +403,24 @@ pub fn examine_revokes(
         revokes: hs
             .revoke_plays
             .iter()
-            .filter_map(|rp| revoke_damage(&rec.layout, &rec, hs, rp.trick as u32, rp.pos as u32))
+            .map(|rp| revoke_damage(&rec.layout, &rec, hs, rp.trick as u32, rp.pos as u32))
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .flatten()
             .collect(),
         ..HandAnalysis::default()
     })
+}
+
+/// Positions the solver may search for one question about a hand (par, a card's value, a
+/// revoke's damage) before the hand is reported as not analysed: a bound on the time one hand
+/// can take, whatever its cards (a six-handed deal can need far more than a four-handed one).
+pub const HAND_BUDGET: u64 = 1_500_000;
+
+fn over_budget() -> NotAnalysable {
+    NotAnalysable(format!(
+        "the search needed more than {HAND_BUDGET} positions, so the hand is not analysed"
+    ))
 }
 
 /// Positions the proof of a claim may search per objective: the claim is the first trick from
@@ -475,13 +505,17 @@ fn revoke_damage(
     hs: &HandScore,
     trick: u32,
     pos: u32,
-) -> Option<RevokeDamage> {
-    let k = rec
+) -> Result<Option<RevokeDamage>, NotAnalysable> {
+    let Some(k) = rec
         .plays
         .iter()
-        .position(|&(t, p, ..)| t == trick && p == pos)?;
-    let &(_, _, seat, _) = rec.plays.get(k)?;
-    let at = rec.positions.get(k)?;
+        .position(|&(t, p, ..)| t == trick && p == pos)
+    else {
+        return Ok(None);
+    };
+    let (Some(&(_, _, seat, _)), Some(at)) = (rec.plays.get(k), rec.positions.get(k)) else {
+        return Ok(None);
+    };
     let revoker_side = l.side(seat);
     let innocent = sides_mask(&rec.sides) & !(1 << revoker_side);
     let obj = Objective {
@@ -490,8 +524,9 @@ fn revoke_damage(
         contract: None,
     };
     let mut s = Solver::new(l, obj);
+    s.budget = Some(HAND_BUDGET);
     let sure = s.value(at);
-    let line = s
+    let line: Vec<(i32, Card)> = s
         .line(at)
         .into_iter()
         .map(|(st, c)| (st as i32, c))
@@ -503,7 +538,10 @@ fn revoke_damage(
         .filter(|&(i, _)| innocent & (1 << i) != 0)
         .map(|(_, &v)| v)
         .sum();
-    Some(RevokeDamage {
+    if s.out_of_budget() {
+        return Err(over_budget());
+    }
+    Ok(Some(RevokeDamage {
         trick,
         pos,
         seat: seat as i32,
@@ -511,7 +549,7 @@ fn revoke_damage(
         sure,
         took,
         line,
-    })
+    }))
 }
 
 /// The innocent sides' names: "NS", or "Ann, Bob and Cal".
@@ -567,13 +605,7 @@ pub fn revoke_damage_findings(
     let mut out = Vec::new();
     for rp in &hs.revoke_plays {
         let t = rp.trick;
-        let line = prep.trick_lines.get(t - 1).copied().unwrap_or(prep.line);
-        let col = prep
-            .play_cols
-            .get(t - 1)
-            .and_then(|c| c.get(rp.pos))
-            .copied()
-            .unwrap_or(1);
+        let (line, col) = prep.play_at(t, rp.pos);
         let revoker = seats.name(rp.seat);
         let revoker_side = seats.side(rp.seat);
         let innocent_all: u16 = (0..seats.side_names.len() as i32)

@@ -197,6 +197,20 @@ impl Prepared {
             .map(|(_, v)| *v)
     }
 
+    /// The line and column of the card played at `pos` in trick `trick` (1-based), for a finding
+    /// about it (the hand's line when the record does not say).
+    pub fn play_at(&self, trick: usize, pos: usize) -> (u32, u32) {
+        let at = trick.saturating_sub(1);
+        let line = self.trick_lines.get(at).copied().unwrap_or(self.line);
+        let col = self
+            .play_cols
+            .get(at)
+            .and_then(|c| c.get(pos))
+            .copied()
+            .unwrap_or(1);
+        (line, col)
+    }
+
     /// The suit written with `seat`'s pitch (-1: none).
     pub fn pitch_suit(&self, seat: i32) -> i32 {
         self.pitch_suits

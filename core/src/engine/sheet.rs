@@ -374,13 +374,7 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
         let hand = Some(h.number);
         for rp in &hs.revoke_plays {
             let t = rp.trick;
-            let line = prep.trick_lines.get(t - 1).copied().unwrap_or(h.meta.line);
-            let col = prep
-                .play_cols
-                .get(t - 1)
-                .and_then(|c| c.get(rp.pos))
-                .copied()
-                .unwrap_or(1);
+            let (line, col) = prep.play_at(t, rp.pos);
             let led = prep
                 .cards
                 .get(t - 1)
