@@ -674,7 +674,8 @@ def recount(dataset: Path, per: str) -> dict[str, dict]:
             jack_per_100=rate(a["jack"], n), game_per_100=rate(a["game_point"], n),
             off_jack_per_100=rate(a["off_jack"], a["off_jack_hands"]),
             jokers_per_100=rate(a["jokers"], a["ten_point_hands"]), trey_per_100=rate(a["trey"], a["trey_hands"]),
-            points_per_hand=rate(a["points"], n, 1), points_pct=rate(a["points"], a["points_in_play"]),
+            points=a["points"], points_per_hand=rate(a["points"], n, 1),
+            points_pct=rate(a["points"], a["points_in_play"]), score=a["score"] if n else None,
             score_per_hand=rate(a["score"], n, 1), revokes=a["revokes"],
             revokes_per_100=rate(a["revokes"], n), scoring_errors=a["scoring_errors"],
             settlement=a.get("settlement"))

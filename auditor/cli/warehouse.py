@@ -77,12 +77,13 @@ def _emit(table: pa.Table, fmt: str, output: str | None, title: str | None = Non
 
 # `stats --format table`: the columns in tables that fit a terminal, each led by the name
 STAT_GROUPS = (
-    ("games", ("games", "games_finished", "games_won", "win_pct", "hands")),
+    ("games", ("place", "games", "games_finished", "games_won", "win_pct", "hands")),
     ("auction", ("bid_turns", "bids", "bid_rate", "auctions_won", "avg_winning_bid")),
     ("contracts", ("contracts_made", "contracts_made_pct", "times_set", "points_set_back", "smudge_attempts",
                    "smudges_made")),
     ("points (per 100 played hands, and per hand)", ("high_per_100", "low_per_100", "jack_per_100", "game_per_100",
-                                                     "points_per_hand", "points_pct", "score_per_hand")),
+                                                     "points", "points_per_hand", "points_pct", "score",
+                                                     "score_per_hand")),
     ("moons, the ten-point points and the jick (per 100 hands in play)",
      ("moon_attempts", "moons_made", "off_jack_per_100", "jokers_per_100", "trey_per_100")),
     ("revokes, score sheet, settlement", ("revokes", "revokes_per_100", "scoring_errors", "settlement")),

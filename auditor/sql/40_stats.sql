@@ -6,7 +6,7 @@
 --   SELECT * FROM unit_stats(per := 'team', only_preset := 'partnership', min_hands := 20);
 --
 -- Parameters (null: no filter): only_game (a game's name or game_id), only_event (Event tag),
--- only_preset (preset name), since / until (DATE, inclusive; games without a Date tag are left
+-- no_event (true: only games without an Event tag), only_preset (preset name), since / until (DATE, inclusive; games without a Date tag are left
 -- out when either is given), min_hands (leave out units with fewer played hands). summaries
 -- picks the source of the counters: true the stored table game_player_counters, false the
 -- view game_player_counters_live over the raw tables, null (the default) the stored table
@@ -28,6 +28,7 @@
 -- denominator is 0.
 --
 -- column: unit                the player or side (renamed player or team in the views)
+-- column: place               placing in this table: by games won, then win %, then points per hand; equal on all three, equal places
 -- column: games               games the unit played in (picked by the filters)
 -- column: games_finished      of those, games somebody won on the recomputed scores
 -- column: games_won           games the unit's side won (recomputed winner)
@@ -53,15 +54,18 @@
 -- column: off_jack_per_100    100 * hands in which the side took the off-jack (ten-point) or the jick (smear) / played hands of rule sets with that point (null: none)
 -- column: jokers_per_100      jokers the side took (high and low, up to two a hand) per 100 played hands of ten-point rule sets (null: none)
 -- column: trey_per_100        100 * hands in which the side took the three of trumps / played hands of rule sets with trey=on (null: none)
+-- column: points              points taken (High, Low, Jack, Game, and the ten-point points) over played hands, before contracts and penalties
 -- column: points_per_hand     points taken (High, Low, Jack, Game, and the ten-point points) per played hand, before contracts and penalties
 -- column: points_pct          100 * points taken / points in play over played hands (4, 7 or 10 a hand), comparable across rule sets
+-- column: score               the recomputed hand scores added up over played hands (set-backs negative, sale points included)
 -- column: score_per_hand      recomputed hand score per played hand (set-backs negative, sale points included)
 -- column: revokes             played hands in which the unit revoked at least once (R501)
 -- column: revokes_per_100     100 * revokes / hands
 -- column: scoring_errors      S601 and S602 findings naming the side (the score keeper's mistakes on its entries)
 -- column: settlement          settlement units won (+) or paid (-) over finished games of rule sets with a settlement (null: none)
-CREATE MACRO unit_stats(per := 'player', only_game := NULL, only_event := NULL, only_preset := NULL,
-                        since := NULL, until := NULL, min_hands := 0, summaries := NULL) AS TABLE
+CREATE MACRO unit_stats(per := 'player', only_game := NULL, only_event := NULL, no_event := false,
+                        only_preset := NULL, since := NULL, until := NULL, min_hands := 0,
+                        summaries := NULL) AS TABLE
 -- One source of per-game counters, added up per unit: the dataset table game_player_counters
 -- (a few rows per game, written at import) or, when some batch lacks it, the view
 -- game_player_counters_live computed from the raw tables now. The choice is a constant when
@@ -85,6 +89,7 @@ picked AS MATERIALIZED (
     WHERE per IN ('player', 'team')
       AND (only_game IS NULL OR game = only_game OR game_id = only_game)
       AND (only_event IS NULL OR event = only_event)
+      AND (NOT coalesce(no_event, false) OR event IS NULL)
       AND (only_preset IS NULL OR preset = only_preset)
       AND (since IS NULL OR date >= since)
       AND (until IS NULL OR date <= until)
@@ -138,8 +143,8 @@ sides AS (
 ),
 totals AS (
     SELECT * FROM sides JOIN players USING (unit)
-)
-
+),
+rated AS (
 SELECT unit,
        games,
        games_finished,
@@ -166,8 +171,10 @@ SELECT unit,
        round(100 * off_jack / nullif(off_jack_hands, 0)::DOUBLE, 2) AS off_jack_per_100,
        round(100 * jokers / nullif(ten_point_hands, 0)::DOUBLE, 2) AS jokers_per_100,
        round(100 * trey / nullif(trey_hands, 0)::DOUBLE, 2) AS trey_per_100,
+       CAST(points AS BIGINT) AS points,
        round(points / nullif(hands, 0)::DOUBLE, 2) AS points_per_hand,
        round(100 * points / nullif(points_in_play, 0)::DOUBLE, 2) AS points_pct,
+       CAST(score AS BIGINT) AS score,
        round(score / nullif(hands, 0)::DOUBLE, 2) AS score_per_hand,
        CAST(revokes AS BIGINT) AS revokes,
        round(100 * revokes / nullif(hands, 0)::DOUBLE, 2) AS revokes_per_100,
@@ -175,7 +182,14 @@ SELECT unit,
        CAST(settlement AS BIGINT) AS settlement
 FROM totals
 WHERE coalesce(hands, 0) >= min_hands
-ORDER BY games_won DESC, win_pct DESC NULLS LAST, points_per_hand DESC NULLS LAST, unit;
+)
+
+-- the placing is the table's order, so that `ORDER BY place, unit` is the default order
+SELECT unit,
+       rank() OVER (ORDER BY games_won DESC, win_pct DESC NULLS LAST, points_per_hand DESC NULLS LAST) AS place,
+       * EXCLUDE (unit)
+FROM rated
+ORDER BY place, unit;
 
 -- view: player_stats
 -- unit_stats per player over the whole dataset, unfiltered.
