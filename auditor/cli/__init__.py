@@ -46,6 +46,7 @@ def fail(message: str) -> typer.Exit:
 from . import core  # noqa: E402,F401  (registers the commands)
 from . import warehouse  # noqa: E402,F401
 from . import replay  # noqa: E402,F401
+from . import report  # noqa: E402,F401
 
 
 def main() -> None:

@@ -6,11 +6,13 @@
 --   SELECT * FROM unit_stats(per := 'team', only_preset := 'partnership', min_hands := 20);
 --
 -- Parameters (null: no filter): only_game (a game's name or game_id), only_event (Event tag),
--- no_event (true: only games without an Event tag), only_preset (preset name), since / until (DATE, inclusive; games without a Date tag are left
+-- only_preset (preset name), since / until (DATE, inclusive; games without a Date tag are left
 -- out when either is given), min_hands (leave out units with fewer played hands). summaries
 -- picks the source of the counters: true the stored table game_player_counters, false the
 -- view game_player_counters_live over the raw tables, null (the default) the stored table
--- when every batch of the dataset has it; the numbers are the same either way.
+-- when every batch of the dataset has it; the numbers are the same either way. per_event
+-- makes one table per event (Event tag; the games without one make one more): a row per event
+-- and unit, placed within its event (`auditor report` prints its league tables from it).
 --
 -- Which hands count:
 --   * the auction columns (bid_turns, bids, bid_rate) count every recorded auction, thrown-in
@@ -27,8 +29,9 @@
 -- Rates are percentages or counts per 100 hands, rounded to two places; null when the
 -- denominator is 0.
 --
+-- column: event               per_event: the event (Event tag; null: the games without one); else null
 -- column: unit                the player or side (renamed player or team in the views)
--- column: place               placing in this table: by games won, then win %, then points per hand; equal on all three, equal places
+-- column: place               placing in this table (per_event: in its event): by games won, then win %, then points per hand; equal on all three, equal places
 -- column: games               games the unit played in (picked by the filters)
 -- column: games_finished      of those, games somebody won on the recomputed scores
 -- column: games_won           games the unit's side won (recomputed winner)
@@ -63,9 +66,9 @@
 -- column: revokes_per_100     100 * revokes / hands
 -- column: scoring_errors      S601 and S602 findings naming the side (the score keeper's mistakes on its entries)
 -- column: settlement          settlement units won (+) or paid (-) over finished games of rule sets with a settlement (null: none)
-CREATE MACRO unit_stats(per := 'player', only_game := NULL, only_event := NULL, no_event := false,
-                        only_preset := NULL, since := NULL, until := NULL, min_hands := 0,
-                        summaries := NULL) AS TABLE
+CREATE MACRO unit_stats(per := 'player', only_game := NULL, only_event := NULL, only_preset := NULL,
+                        since := NULL, until := NULL, min_hands := 0, summaries := NULL,
+                        per_event := false) AS TABLE
 -- One source of per-game counters, added up per unit: the dataset table game_player_counters
 -- (a few rows per game, written at import) or, when some batch lacks it, the view
 -- game_player_counters_live computed from the raw tables now. The choice is a constant when
@@ -82,6 +85,8 @@ WITH counters AS (
 picked AS MATERIALIZED (
     SELECT *,
            CASE WHEN per = 'team' THEN side ELSE player END AS unit,
+           -- one table, or one per event
+           CASE WHEN per_event THEN event END AS league,
            -- the rows whose side columns count: every row per player (each member is credited
            -- with the side's numbers), one row per side per game per team
            per = 'player' OR side_lead AS lead
@@ -89,14 +94,13 @@ picked AS MATERIALIZED (
     WHERE per IN ('player', 'team')
       AND (only_game IS NULL OR game = only_game OR game_id = only_game)
       AND (only_event IS NULL OR event = only_event)
-      AND (NOT coalesce(no_event, false) OR event IS NULL)
       AND (only_preset IS NULL OR preset = only_preset)
       AND (since IS NULL OR date >= since)
       AND (until IS NULL OR date <= until)
 ),
 -- the player columns add up over every picked row (per team: over a side's members)
 players AS (
-    SELECT unit,
+    SELECT league, unit,
            sum(bid_turns) AS bid_turns,
            sum(bids) AS bids,
            sum(auctions_won) AS auctions_won,
@@ -108,13 +112,13 @@ players AS (
            sum(moon_attempts) AS moon_attempts,
            sum(moons_made) AS moons_made
     FROM picked
-    GROUP BY unit
+    GROUP BY league, unit
 ),
 -- the side columns over the lead rows only. Two aggregations, not one with a FILTER (WHERE lead)
 -- on each side column: DuckDB filters every such aggregate apart, which costs more than both.
 -- Every unit has lead rows (each side has one per game), so the join loses none.
 sides AS (
-    SELECT unit,
+    SELECT league, unit,
            count(*) AS games,
            count(*) FILTER (WHERE finished) AS games_finished,
            count(*) FILTER (WHERE won) AS games_won,
@@ -139,13 +143,15 @@ sides AS (
            sum(scoring_errors) AS scoring_errors
     FROM picked
     WHERE lead
-    GROUP BY unit
+    GROUP BY league, unit
 ),
+-- the games without an Event tag are a league of their own: null matches null
 totals AS (
-    SELECT * FROM sides JOIN players USING (unit)
+    SELECT s.*, p.* EXCLUDE (league, unit)
+    FROM sides AS s JOIN players AS p ON p.unit = s.unit AND p.league IS NOT DISTINCT FROM s.league
 ),
 rated AS (
-SELECT unit,
+SELECT league, unit,
        games,
        games_finished,
        games_won,
@@ -185,18 +191,20 @@ WHERE coalesce(hands, 0) >= min_hands
 )
 
 -- the placing is the table's order, so that `ORDER BY place, unit` is the default order
-SELECT unit,
-       rank() OVER (ORDER BY games_won DESC, win_pct DESC NULLS LAST, points_per_hand DESC NULLS LAST) AS place,
-       * EXCLUDE (unit)
+SELECT league AS event,
+       unit,
+       rank() OVER (PARTITION BY league
+                    ORDER BY games_won DESC, win_pct DESC NULLS LAST, points_per_hand DESC NULLS LAST) AS place,
+       * EXCLUDE (league, unit)
 FROM rated
-ORDER BY place, unit;
+ORDER BY league NULLS LAST, place, unit;
 
 -- view: player_stats
 -- unit_stats per player over the whole dataset, unfiltered.
 --
 -- column: player  the player
 -- columns: as unit_stats
-CREATE VIEW player_stats AS SELECT * RENAME (unit AS player) FROM unit_stats(per := 'player');
+CREATE VIEW player_stats AS SELECT * EXCLUDE (event) RENAME (unit AS player) FROM unit_stats(per := 'player');
 
 -- view: team_stats
 -- unit_stats per side (the team in partnership presets, else the player) over the whole
@@ -204,4 +212,4 @@ CREATE VIEW player_stats AS SELECT * RENAME (unit AS player) FROM unit_stats(per
 --
 -- column: team  the side: a team in partnership presets, else a player
 -- columns: as unit_stats
-CREATE VIEW team_stats AS SELECT * RENAME (unit AS team) FROM unit_stats(per := 'team');
+CREATE VIEW team_stats AS SELECT * EXCLUDE (event) RENAME (unit AS team) FROM unit_stats(per := 'team');
