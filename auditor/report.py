@@ -1080,9 +1080,16 @@ class _Html:
     def game(self, g: GameReport) -> None:
         n = len(g.findings)
         flag = f' <span class="badge">{n} finding{"s" * (n != 1)}</span>' if n else ""
-        self.w(f'<details class="game" id="{g.anchor}"{" open" if self.open else ""}>\n'
-               f'<summary><h4 class="game-title">Game {_e(g.name)}</h4>{flag} '
-               f'<span class="result">{_e(g.winner + " won" if g.winner else "not finished")}</span></summary>\n')
+        head = (f'<h4 class="game-title">Game {_e(g.name)}</h4>{flag} '
+                f'<span class="result">{_e(g.winner + " won" if g.winner else "not finished")}</span>')
+        # A short report shows every game as a section (and prints a page each); a long one folds each
+        # game into a <details> (a click opens it). Chromium keeps an open <details>' content in one
+        # piece across pages, which would strand its heading at the foot of a page.
+        if self.open:
+            self.w(f'<section class="game" id="{g.anchor}" aria-labelledby="{g.anchor}-h">\n'
+                   f'<header class="game-head" id="{g.anchor}-h">{head}</header>\n')
+        else:
+            self.w(f'<details class="game" id="{g.anchor}">\n<summary>{head}</summary>\n')
         meta = [g.event or "", g.date.isoformat() if g.date else "", g.rules_text or "rules unknown",
                 "players " + ", ".join(g.players)]
         if g.rules is not None and g.rules.partnership and g.teams:
@@ -1104,7 +1111,7 @@ class _Html:
             self.w(f'<h5>Rulings, game {_e(g.name)}</h5>\n')
             for f in g.findings:
                 self.ruling(g, f)
-        self.w("</details>\n")
+        self.w("</section>\n" if self.open else "</details>\n")
 
     def chart(self, g: GameReport) -> None:
         if self.painter is None:

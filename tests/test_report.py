@@ -1,13 +1,15 @@
 """`auditor report`: the numbers against the warehouse and the engine, the rulings, the page.
 
-One dataset of sample_logs/ (and a few golden hands that were not played out) is imported once
-for the module; one report of sample_logs/ is written once, through the command line, and every
-test reads it. The browser tests are in tests/test_report_browser.py.
+sample_logs/ is imported once for the module, and its report written once through the command
+line; every test reads them. The page is then opened in one headless Chromium (Debian's), shared
+by the browser tests at the end.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import json
+import os
 import re
 import shutil
 from collections import Counter
@@ -35,7 +37,7 @@ UNPLAYED = [GOLDEN / "smear" / "clean_all_pass_dealer_set_back.pitch", GOLDEN / 
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("report") / "club.parquet"
-    import_paths([str(SAMPLE_LOGS), *map(str, UNPLAYED)], root, summarize=summarize_batch)
+    import_paths([str(SAMPLE_LOGS)], root, summarize=summarize_batch)
     return root
 
 
@@ -48,15 +50,15 @@ def wh(dataset):
 
 @pytest.fixture(scope="module")
 def sample(wh) -> rp.Report:
-    """The report of the whole dataset: the sample logs' nine events, and the golden games without an Event tag."""
+    """The report of the sample logs: nine events."""
     return rp.collect(wh)
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory) -> tuple[Path, str]:
-    """`auditor report sample_logs -o report.html`, run once."""
+def page(tmp_path_factory, dataset) -> tuple[Path, str]:
+    """`auditor report club.parquet -o report.html`, run once (the logs give the same page: see below)."""
     out = tmp_path_factory.mktemp("page") / "report.html"
-    r = runner.invoke(app, ["report", str(SAMPLE_LOGS), "-o", str(out)])
+    r = runner.invoke(app, ["report", str(dataset), "-o", str(out)])
     assert r.exit_code == 0, r.output
     assert re.search(r"wrote .*report\.html: 27 game\(s\) in 9 event\(s\), 26 finding\(s\), \d+ kB", r.stderr)
     return out, out.read_text("utf-8")
@@ -79,10 +81,9 @@ def audited(paths) -> list[tuple]:
 
 def test_the_league_tables_are_the_stats_of_each_event(wh, sample):
     """One definition: every row of every league table is `auditor stats --event E` (the same function)."""
-    assert [e.name for e in sample.events][-1] is None  # the golden games, without an Event tag, come last
-    for ev in sample.events:
-        if ev.name is None:
-            continue
+    assert len(sample.events) == 9
+    # players alone; teams of two; three teams of two (a team table and a player table each)
+    for ev in (e for e in sample.events if e.name in ("Thursday club", "Partnership night", "Tuesday ten-point")):
         for unit, rows in (("player", ev.players), ("team", ev.teams)):
             if rows is None:
                 continue
@@ -91,7 +92,7 @@ def test_the_league_tables_are_the_stats_of_each_event(wh, sample):
         assert {g.event for g in ev.games} == {ev.name}
     # teams only where teams play, and then with the teams of the Teams tag
     teams = {ev.name: {r["team"] for r in ev.teams} for ev in sample.events if ev.teams is not None}
-    assert set(teams) - {None} == {"Partnership night", "Partnership league", "Prairie Smear Club, Tuesday",
+    assert set(teams) == {"Partnership night", "Partnership league", "Prairie Smear Club, Tuesday",
                           "Tuesday ten-point", "Fifty-two league"}
     assert {"NS", "EW", "Us", "Them"} <= teams["Partnership night"]
 
@@ -111,7 +112,7 @@ def test_places_rank_by_games_won_then_win_pct_then_points_per_hand(sample):
 
 def test_games_without_an_event_make_a_table_of_their_own(tmp_path):
     log = tmp_path / "night.pitch"
-    untagged = NOTATION_EXAMPLE.replace('[Event "Thursday club"]\n', "")
+    untagged = NOTATION_EXAMPLE.replace('[Event "Thursday club"]\n', "").replace('[Date "2026.11.19"]\n', "")
     log.write_text(NOTATION_EXAMPLE + "\n" + untagged.replace("Dee 3, Ann 3", "Dee 3, Ann pass")
                    .replace("score Ann 3, Bob 0, Cal 1, Dee 0", "score Ann 3, Bob 0, Cal 1, Dee -3"), "utf-8")
     with open_data([str(log)]) as w:
@@ -123,13 +124,14 @@ def test_games_without_an_event_make_a_table_of_their_own(tmp_path):
         assert report.events[0].players == [dict(r, event="Thursday club") for r in stats(w, event="Thursday club")
                                             .to_pylist()]
         # the dates pick games as stats does: a game without a Date tag is left out
-        assert rp.collect(w, since=dt.date(2026, 11, 19)).events[0].name == "Thursday club"
-        assert len(rp.collect(w, since=dt.date(2026, 11, 20)).games) == 0
+        assert [g.event for g in rp.collect(w, since=dt.date(2026, 11, 19)).games] == ["Thursday club"]
 
 
 def test_every_score_sheet_is_the_engines(sample):
     """Written and recomputed, hand by hand, side by side, for every hand (not played out ones too)."""
-    games = {(g.source, g.name): g for g in sample.games}
+    with open_data([str(p) for p in UNPLAYED]) as w:
+        unplayed = rp.collect(w)
+    games = {(g.source, g.name): g for g in sample.games + unplayed.games}
     files, _ = expand_paths([str(SAMPLE_LOGS), *map(str, UNPLAYED)])
     seen = Counter()
     for f in files:
@@ -150,7 +152,7 @@ def test_every_score_sheet_is_the_engines(sample):
 
 
 def test_the_summary_counts(sample):
-    assert (len(sample.games), sample.hands, sample.played) == (30, 196, 184)
+    assert (len(sample.games), sample.hands, sample.played, len(sample.players)) == (27, 191, 183, 92)
     assert Counter(f.code for f in sample.findings)["R501"] == 8
     kinds = {k: n for k, n, _ in sample.kinds()}
     assert sum(kinds.values()) == len(sample.findings)
@@ -160,8 +162,7 @@ def test_the_summary_counts(sample):
 
 
 def test_every_finding_of_the_audit_has_a_ruling_with_its_rule(sample):
-    assert sorted((f.file, f.line, f.column, f.code) for f in sample.findings) == \
-        audited([SAMPLE_LOGS, *UNPLAYED])
+    assert sorted((f.file, f.line, f.column, f.code) for f in sample.findings) == audited([SAMPLE_LOGS])
     for f in sample.findings:
         code = CATALOG[f.code]
         rule = sample.rules[code.section]
@@ -217,7 +218,7 @@ def test_the_page_is_one_self_contained_file(page):
 
 def test_the_page_shows_every_game_finding_and_chart(page, sample):
     _, text = page
-    assert text.count('<details class="game"') == 27
+    assert text.count('<section class="game"') == 27 and "<details" not in text  # short: every game shown
     assert len(re.findall(r'<article class="ruling" id="f\d+"', text)) == 26
     charts = re.findall(r'<figure class="chart" data-series="(\d+)">(.*?)</figure>', text, flags=re.S)
     assert len(charts) == 27
@@ -248,8 +249,7 @@ def test_markdown_for_a_forum_post(wh, sample):
 def test_a_dataset_and_the_logs_give_the_same_report(tmp_path):
     logs = tmp_path / "logs"
     logs.mkdir()
-    for name in ("setback.pitch", "sell.pitch"):
-        shutil.copy(SAMPLE_LOGS / name, logs / name)
+    shutil.copy(SAMPLE_LOGS / "setback.pitch", logs / "setback.pitch")
     ds = tmp_path / "ds"
     assert runner.invoke(app, ["import", str(logs), "--out", str(ds)]).exit_code == 0
     a = runner.invoke(app, ["report", str(ds), "-o", "-", "--format", "md", "--event", "Setback league"])
@@ -272,10 +272,126 @@ def test_command_errors(dataset, tmp_path):
     assert r.exit_code == 2 and "--output" in r.output
 
 
-def test_charts_for_the_games_with_findings_only(wh):
-    league = rp.collect(wh, event="Setback league")
-    text = rp.to_html(league, charts="findings")
-    charted = {int(i) for i in re.findall(r'id="chart-(\d+)-title"', text)}
-    assert charted == {g.index for g in league.games if g.findings or rp.sheet_differences(g)} == {2, 3}
-    assert "<svg" not in rp.to_html(league, charts="none")
-    assert len(re.findall("<svg", rp.to_html(league))) == 3  # auto: every game, in a report this small
+def test_charts_for_every_game_or_the_games_with_findings_only(sample, page):
+    assert rp.chart_games(sample, "auto") == rp.chart_games(sample, "all") == {g.index for g in sample.games}
+    disputed = rp.chart_games(sample, "findings")
+    assert disputed == {g.index for g in sample.games if g.findings or rp.sheet_differences(g)}
+    assert 0 < len(disputed) < len(sample.games) and rp.chart_games(sample, "none") == set()
+    assert "<svg" not in rp.to_html(sample, charts="none")
+
+
+# --------------------------------------------------------------------------- in a real browser
+
+CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium (Debian's, installed by .ci/run) for every browser test."""
+    if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
+        if os.environ.get("CI"):
+            pytest.fail("chromium and chromium-driver are missing: .ci/run installs them")
+        pytest.skip("needs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver)")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = str(CHROMIUM)
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1200,900", "--hide-scrollbars", "--disable-extensions"):
+        opts.add_argument(arg)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=opts)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture(scope="module")
+def opened(browser, page):
+    """The sample logs' report, opened once: the console's messages and every request the page made."""
+    browser.get(page[0].as_uri())
+    console = browser.get_log("browser")
+    requests = [json.loads(e["message"])["message"] for e in browser.get_log("performance")]
+    urls = [m["params"]["request"]["url"] for m in requests if m["method"] == "Network.requestWillBeSent"]
+    return browser, console, urls
+
+
+def test_the_page_opens_offline_with_no_error_and_no_request(opened, page):
+    _, console, urls = opened
+    assert [m for m in console if m["level"] in ("SEVERE", "WARNING")] == []
+    assert urls == [page[0].as_uri()]  # the document itself, and nothing else: no font, image or script
+
+
+def test_the_browser_shows_the_standings_and_every_finding(opened, sample):
+    browser = opened[0]
+    league = {(ev.label, unit): rows for ev in sample.events
+              for unit, rows in (("player", ev.players), ("team", ev.teams)) if rows is not None}
+    tables = browser.execute_script("""
+        return [...document.querySelectorAll('table.standings')].map(t => [t.caption.textContent,
+            [...t.tBodies[0].rows].map(r => [...r.cells].map(c => c.textContent))]);""")
+    assert len(tables) == 9 + 5  # a player table per event, and a team table where teams play
+    for caption, rows in tables:
+        unit, event = caption.split(", ", 1)
+        unit = "team" if unit == "Teams" else "player"
+        want = league[event, unit]  # the rows of auditor stats (see the first test)
+        assert [r[1] for r in rows] == [w[unit] for w in want], caption
+        assert [(int(r[2]), int(r[3])) for r in rows] == [(w["games"], w["games_won"]) for w in want]
+        assert [r[0].rstrip("=") for r in rows] == [str(w["place"]) for w in want]
+    shown = browser.execute_script("""
+        return [...document.querySelectorAll('article.ruling')].filter(a => a.getClientRects().length)
+            .map(a => a.dataset.code);""")
+    assert Counter(shown) == Counter(code for *_, code in audited([SAMPLE_LOGS]))
+
+
+def test_the_charts_render_with_a_line_per_player_or_team(opened):
+    charts = opened[0].execute_script("""
+        return [...document.querySelectorAll('figure.chart')].map(f => {
+            const svg = f.querySelector('svg'), box = svg.getBoundingClientRect();
+            const lines = [...svg.querySelectorAll('g[id*="-series-"] > path')].map(p => p.getTotalLength());
+            return [Number(f.dataset.series), lines.length, Math.min(...lines), box.width, box.height];
+        });""")
+    assert len(charts) == 27
+    for series, lines, shortest, width, height in charts:
+        assert lines == series and shortest > 10, (series, lines, shortest)
+        assert width > 300 and height > 100
+
+
+def test_printing_gives_each_game_its_own_page(opened):
+    import base64
+    import io
+
+    from pypdf import PdfReader
+
+    browser = opened[0]
+    # Chromium's print-to-PDF (what driver.print_page() calls), with the headings as the PDF's outline
+    pdf = PdfReader(io.BytesIO(base64.b64decode(browser.execute_cdp_cmd(
+        "Page.printToPDF", {"generateDocumentOutline": True, "generateTaggedPDF": True})["data"])))
+    heads = []
+
+    def walk(items):
+        for it in items:
+            if isinstance(it, list):
+                walk(it)
+            elif it.title.startswith("Game "):
+                heads.append((it.title, pdf.get_destination_page_number(it), float(it.top)))
+    walk(pdf.outline)
+    games = browser.execute_script("return [...document.querySelectorAll('.game .game-title')].map(h => h.textContent)")
+    assert [t for t, _, _ in heads] == games and len(games) == 27
+    pages = [n for _, n, _ in heads]
+    height = float(pdf.pages[0].mediabox.height)
+    assert all(top > 0.85 * height for _, _, top in heads)  # each game's heading at the top of its page
+    # a game and its rulings take one to three pages; the front matter and the rules cited, a few more
+    assert all(1 <= b - a <= 3 for a, b in zip(pages, pages[1:])), pages
+    assert 2 <= pages[0] and len(pdf.pages) - pages[-1] <= 12
+
+
+def test_at_phone_width_nothing_spills_and_the_screenshot_shows_it(opened, tmp_path):
+    browser = opened[0]
+    try:
+        browser.set_window_size(390, 844)
+        assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+        shot = tmp_path / "phone.png"
+        assert browser.save_screenshot(str(shot))
+        assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+    finally:
+        browser.set_window_size(1200, 900)
