@@ -46,9 +46,12 @@ from .warehouse import Warehouse, WarehouseError, stats as league_table
 
 #: Reports with more games than this have every game's detail collapsed (a click opens one).
 OPEN_GAMES = 40
-#: ``charts="auto"``: a chart for every game up to this many games, else for the games with
-#: findings only (matplotlib takes about 15 ms a chart; see bench/bench_report.py).
+#: ``charts="auto"``: a chart for every game of a report of up to this many games; in a longer
+#: one, for the first :data:`CHARTS_IN_A_SEASON` games the audit has something to say about.
+#: matplotlib takes 15-20 ms a chart, most of it the tick labels: a season of 5,000 games would
+#: spend a minute and a half on charts alone (see bench/bench_report.py).
 CHART_GAMES = 300
+CHARTS_IN_A_SEASON = 100
 CHART_CHOICES = ("auto", "all", "findings", "none")
 #: The kinds of finding shown with a diagram of the hand and the trick.
 DIAGRAM_KINDS = ("revoke", "play")
@@ -265,12 +268,17 @@ class Report:
 
 
 def _rows(wh: Warehouse, sql: str, params: dict | None = None) -> list[dict]:
+    return [dict(zip(names, r)) for names, rows in [_tuples(wh, sql, params)] for r in rows]
+
+
+def _tuples(wh: Warehouse, sql: str, params: dict | None = None) -> tuple[list[str], Iterable[tuple]]:
+    """A query's column names and rows; through Arrow, column by column, which is the quickest way
+    to many Python values (a season's score sheets are a few hundred thousand rows)."""
     try:
-        cur = wh.con.execute(sql, params or {})
-        names = [d[0] for d in cur.description]
-        return [dict(zip(names, r)) for r in cur.fetchall()]
+        table = wh.con.sql(sql, params=params or {}).to_arrow_table()
     except Exception as e:  # duckdb.Error, without importing duckdb here
         raise WarehouseError(str(e)) from None
+    return table.column_names, zip(*(c.to_pylist() for c in table.columns))
 
 
 # the games a report covers: the same filters, with the same meaning, as unit_stats' (a game
@@ -329,12 +337,12 @@ def collect(wh: Warehouse, *, event: str | None = None, since: dt.date | None = 
         by_id[gr.game_id] = gr
 
     sheet: dict[tuple[str, int], dict[str, Cell]] = {}
-    for r in _rows(wh, f"""
-            SELECT s.game_id, s.hand, s.side, s.recorded_score, s.recorded_total, s.score, s.total, s.derived
-            FROM score_sheet AS s JOIN games AS g USING (game_id) WHERE {_PICK}
-            ORDER BY s.game_id, s.hand, s.side_order""", params):
-        sheet.setdefault((r["game_id"], r["hand"]), {})[r["side"]] = Cell(
-            r["recorded_score"], r["recorded_total"], r["score"], r["total"], r["derived"])
+    _, rows = _tuples(wh, f"""
+        SELECT s.game_id, s.hand, s.side, s.recorded_score, s.recorded_total, s.score, s.total, s.derived
+        FROM score_sheet AS s JOIN games AS g USING (game_id) WHERE {_PICK}
+        ORDER BY s.game_id, s.hand, s.side_order""", params)
+    for gid, hand, side, *figures in rows:
+        sheet.setdefault((gid, hand), {})[side] = Cell(*figures)
     hands = 0
     played = 0
     for h in _rows(wh, f"""
@@ -694,21 +702,26 @@ class Charts:
     """
 
     def __init__(self) -> None:
+        from matplotlib import rc_context
         from matplotlib.figure import Figure
         from matplotlib.ticker import MaxNLocator
 
         self._style = {"svg.fonttype": "none", "svg.hashsalt": "auditor", "font.size": 9,
                        "font.family": "sans-serif", "axes.linewidth": 0.8}
-        self.fig = Figure(figsize=(7.2, 2.7), dpi=72)
-        self.ax = self.fig.add_axes((0.075, 0.16, 0.91, 0.79))
-        self.ax.xaxis.set_major_locator(MaxNLocator(nbins=10, integer=True))
-        self.ax.yaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
-        self.ax.grid(True, color="#d0d0d0", linewidth=0.6)
-        self.ax.set_axisbelow(True)
-        for spine in ("top", "right"):
-            self.ax.spines[spine].set_visible(False)
-        self.target = self.ax.axhline(0, color="#555555", linewidth=0.9, linestyle=(0, (1, 2)))
-        self.target.set_gid("target")
+        with rc_context(self._style):
+            self.fig = Figure(figsize=(7.2, 2.6), dpi=72)
+            self.ax = self.fig.add_axes((0.07, 0.17, 0.92, 0.79))
+            # few ticks: each tick label is most of the time a chart takes
+            self.ax.xaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
+            self.ax.yaxis.set_major_locator(MaxNLocator(nbins=4, integer=True))
+            self.ax.grid(True, axis="y", color="#d0d0d0", linewidth=0.6)
+            self.ax.set_axisbelow(True)
+            for spine in ("top", "right"):
+                self.ax.spines[spine].set_visible(False)
+            self.ax.set_xlabel("hand")
+            self.target = self.ax.axhline(0, color="#555555", linewidth=0.9, linestyle=(0, (1, 2)))
+            self.target.set_gid("target")
+        self.ylabel = ""
         self.lines: list = []
         self.sheet_lines: list = []
         self.drawn = 0
@@ -762,8 +775,10 @@ class Charts:
         pad = max(1, (hi - lo) * 0.06)
         self.ax.set_xlim(0, max(1, len(game.hands)))
         self.ax.set_ylim(lo - pad, hi + pad)
-        self.ax.set_xlabel("hand")
-        self.ax.set_ylabel("points still needed" if game.count_down else "running total")
+        ylabel = "points still needed" if game.count_down else "running total"
+        if ylabel != self.ylabel:
+            self.ax.set_ylabel(ylabel)
+            self.ylabel = ylabel
         buf = io.StringIO()
         with rc_context(self._style):
             self.fig.savefig(buf, format="svg", metadata={"Date": None})
@@ -791,14 +806,17 @@ def _inline_svg(svg: str, key: str) -> str:
 
 
 def chart_games(report: Report, charts: str) -> set[int]:
-    """Which games get a chart: all, those with findings, none; ``auto``: all up to :data:`CHART_GAMES`."""
+    """Which games get a chart: ``all``; ``findings``: those with findings or a sheet that departs from
+    the audit; ``none``; ``auto``: all up to :data:`CHART_GAMES` games, else the first
+    :data:`CHARTS_IN_A_SEASON` of those with findings."""
     if charts not in CHART_CHOICES:
         raise ValueError(f"charts must be one of {', '.join(CHART_CHOICES)}, not {charts!r}")
     if charts == "none":
         return set()
     if charts == "all" or (charts == "auto" and len(report.games) <= CHART_GAMES):
         return {g.index for g in report.games}
-    return {g.index for g in report.games if g.findings or sheet_differences(g)}
+    disputed = [g.index for g in report.games if g.findings or sheet_differences(g)]
+    return set(disputed if charts == "findings" else disputed[:CHARTS_IN_A_SEASON])
 
 
 # --------------------------------------------------------------------------- HTML
@@ -829,6 +847,13 @@ def _asset(name: str) -> str:
     return resources.files("auditor").joinpath("report_assets", name).read_text("utf-8")
 
 
+@lru_cache(maxsize=1)
+def _markdown():
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": False}).enable("table")
+
+
 def _markdown_html(text: str, rules: dict[str, RuleText]) -> str:
     """A docs section as HTML: links to a section of this appendix stay links, every other link
     becomes its text (the page works offline, and requests nothing)."""
@@ -852,10 +877,9 @@ def _markdown_html(text: str, rules: dict[str, RuleText]) -> str:
     return md.render(text, {})
 
 
+@lru_cache(maxsize=256)
 def _inline_md(text: str) -> str:
-    from markdown_it import MarkdownIt
-
-    return MarkdownIt("commonmark", {"html": False}).renderInline(text)
+    return _markdown().renderInline(text)
 
 
 def _place(rows: list[dict], i: int) -> str:
@@ -1053,6 +1077,10 @@ class _Html:
             self.w(f'<p class="note">{len(r.games)} games: each game\'s detail is folded; open one from its '
                    'line, or <button type="button" data-toggle="open">open all</button> '
                    '<button type="button" data-toggle="close">fold all</button>.</p>\n')
+        if len(self.charted) < len(r.games):
+            self.w(f'<p class="note">Charts of the running totals: {len(self.charted)} of the {len(r.games)} games'
+                   + (" (the first games the audit found something in)" if self.charted else "")
+                   + ". <code>auditor report --charts all</code> draws every game's, at about 20 ms a chart.</p>\n")
         for ev in r.events:
             self.w(f'<section class="event" id="{ev.anchor}" aria-labelledby="{ev.anchor}-h">\n'
                    f'<h3 id="{ev.anchor}-h">{_e(ev.label)}</h3>\n')
@@ -1135,64 +1163,95 @@ class _Html:
         self.w("</ul></figcaption>\n</figure>\n")
 
     def sheet(self, g: GameReport) -> None:
+        """The score sheet: as written beside the audit's, or (where they agree throughout) once."""
         if not g.hands:
             self.w('<p class="note">No hands recorded.</p>\n')
             return
         diffs = sheet_differences(g)
-        marks: dict[tuple[int, str], list[tuple[str, int | None]]] = {}
+        paired = bool(diffs) or g.winner_differs()
+        marks: dict[tuple[int, str], dict[str, int | None]] = {}
         notes: list[tuple[SheetHand, str, str]] = []
         for h, s, what, since in diffs:
-            marks.setdefault((h.hand, s), []).append((what, since))
+            marks.setdefault((h.hand, s), {})[what] = since
             if what != "carried":
                 notes.append((h, s, what))
         note_no = {(h.hand, s, what): i for i, (h, s, what) in enumerate(notes, 1)}
-        word = "needs" if g.count_down else "total"
-        self.w(f'<div class="table-wrap"><table class="sheet">\n<caption>Score sheet, game {_e(g.name)}: as written '
-               f"(sheet) beside the audit's (audit); each entry is the hand's score, then the running {word}. "
-               "✗ marks a difference, ↳ one carried from an earlier hand.</caption>\n<thead><tr>"
-               '<th scope="col" rowspan="2" class="n">Hand</th><th scope="col" rowspan="2">Bid</th>')
-        for s in g.sides:
-            self.w(f'<th scope="colgroup" colspan="2" class="side">{_e(s)}</th>')
-        self.w('<th scope="col" rowspan="2">Findings</th></tr>\n<tr>')
-        for _ in g.sides:
-            self.w('<th scope="col" class="n sheet-col">sheet</th><th scope="col" class="n">audit</th>')
-        self.w("</tr></thead>\n<tbody>\n")
-        by_hand: dict[int, list[FindingRow]] = {}
+        word = "still needed" if g.count_down else "total"
+        name = _e(g.name)
+        sides = [(s, _e(s)) for s in g.sides]
+        if paired:
+            what = (f"as written (sheet) beside the audit's; each entry is the hand's score, then the {word}. "
+                    "✗ marks a difference, ↳ one carried from an earlier hand")
+        else:
+            what = f"the sheet agrees with the audit in every entry; each entry is the hand's score, then the {word}"
+        out = [f'<div class="table-wrap"><table class="sheet">\n<caption>Score sheet, game {name}: {what}.</caption>\n'
+               '<colgroup><col><col>', "".join('<col class="s"><col>' if paired else '<col class="s">' for _ in sides),
+               "<col></colgroup>\n<thead><tr>"]
+        if paired:
+            out.append('<th scope="col" rowspan="2">Hand</th><th scope="col" rowspan="2" class="bid">Bid</th>')
+            out += [f'<th scope="colgroup" colspan="2" class="side">{e}</th>' for _, e in sides]
+            out.append('<th scope="col" rowspan="2" class="bid">Findings</th></tr>\n<tr>')
+            out += ['<th scope="col">sheet</th><th scope="col">audit</th>'] * len(sides)
+        else:
+            out.append('<th scope="col">Hand</th><th scope="col" class="bid">Bid</th>')
+            out += [f'<th scope="col" class="side">{e}</th>' for _, e in sides]
+            out.append('<th scope="col" class="bid">Findings</th>')
+        out.append("</tr></thead>\n<tbody>\n")
+        codes: dict[int, str] = {}
         for f in g.findings:
             if f.hand is not None:
-                by_hand.setdefault(f.hand, []).append(f)
+                codes[f.hand] = codes.get(f.hand, "") + f' <a href="#{f.anchor}" class="code">{_e(f.code)}</a>'
+        anchor = g.anchor
+        # the rows leave out their </td> and </tr>, as HTML allows: a season has a million cells
         for h in g.hands:
-            self.w(f'<tr><th scope="row" class="n">{h.hand}</th><td class="bid">{_e(h.contract)}</td>')
-            for s in g.sides:
+            row = [f'<tr><th scope="row">{h.hand}</th><td>{_e(h.contract)}']
+            for s, _ in sides:
                 c = h.cells.get(s)
                 if c is None:
-                    self.w('<td class="n sheet-col">—</td><td class="n">—</td>')
+                    row.append("<td>—<td>—" if paired else "<td>—")
                     continue
-                m = dict(marks.get((h.hand, s), ()))
-                rec = self._entry(c.recorded_score, c.recorded_total, "score" in m,
-                                  "total" in m, "carried" in m, m.get("carried"),
-                                  [note_no.get((h.hand, s, w)) for w in ("score", "total")], g)
-                calc = self._entry(c.score, c.total, False, False, False, None, [], g,
-                                   derived=c.derived)
-                cls = " diff" if "score" in m or "total" in m else " carried" if "carried" in m else ""
-                self.w(f'<td class="n sheet-col{cls}">{rec}</td><td class="n">{calc}</td>')
-            codes = by_hand.get(h.hand, [])
-            self.w("<td>" + " ".join(f'<a href="#{f.anchor}" class="code">{_e(f.code)}</a>' for f in codes) +
-                   "</td></tr>\n")
-        self.w("</tbody>\n")
+                calc = (f"<i>{_signed(c.score)}</i> {'—' if c.total is None else c.total}"
+                        + ('<span class="derived" title="not played out: read off the audit">*</span>'
+                           if c.derived else ""))
+                if not paired:
+                    row.append(f"<td>{calc}")
+                    continue
+                m = marks.get((h.hand, s))
+                rec = f"<i>{_signed(c.recorded_score)}</i>"
+                if m and "score" in m:
+                    rec += '<b class="x" aria-label="differs">✗</b>'
+                rec += f" {'—' if c.recorded_total is None else c.recorded_total}"
+                cls = ""
+                if m:
+                    if "total" in m:
+                        rec += '<b class="x" aria-label="differs">✗</b>'
+                    elif "carried" in m:
+                        rec += f'<span class="x" title="carried from hand {m["carried"]}">↳</span>'
+                    refs = [note_no.get((h.hand, s, w)) for w in ("score", "total")]
+                    refs = ",".join(f'<a href="#{anchor}-d{n}">{n}</a>' for n in refs if n)
+                    if refs:
+                        rec += f"<sup>{refs}</sup>"
+                    cls = ' class="d"' if "score" in m or "total" in m else ' class="c"'
+                row.append(f"<td{cls}>{rec}<td>{calc}")
+            row.append(f'<td>{codes.get(h.hand, "")}\n')
+            out.append("".join(row))
+        out.append("</tbody>\n")
         if g.winner or g.recorded_winner:
-            bad = ' class="diff"' if g.winner_differs() else ""
-            self.w(f'<tfoot><tr><th scope="row" colspan="2">Winner</th><td colspan="{2 * len(g.sides)}">'
-                   f"sheet: <span{bad}>{_e(g.recorded_winner or 'none written')}"
-                   f"{' ✗' if g.winner_differs() else ''}</span> · audit: {_e(g.winner or 'nobody yet')}"
-                   f"{' (hand ' + str(g.won_in_hand) + ')' if g.winner and g.won_in_hand else ''}</td><td>"
-                   + " ".join(f'<a href="#{f.anchor}" class="code">{_e(f.code)}</a>' for f in g.findings
-                              if f.hand is None) + "</td></tr></tfoot>\n")
-        self.w("</table></div>\n")
+            bad = g.winner_differs()
+            won = f" (hand {g.won_in_hand})" if g.winner and g.won_in_hand else ""
+            written = f'<span class="diff">{_e(g.recorded_winner or "none written")} ✗</span>' if bad \
+                else _e(g.recorded_winner or "none written")
+            out.append(f'<tfoot><tr><th scope="row" colspan="2">Winner</th>'
+                       f'<td colspan="{(2 if paired else 1) * len(sides)}" class="bid">'
+                       f"sheet: {written} · audit: {_e(g.winner or 'nobody yet')}{won}</td>"
+                       '<td class="bid">' + " ".join(f'<a href="#{f.anchor}" class="code">{_e(f.code)}</a>'
+                                                     for f in g.findings if f.hand is None) + "</td></tr></tfoot>\n")
+        out.append("</table></div>\n")
+        self.w(*out)
         if notes:
-            self.w(f'<ol class="differences" aria-label="Differences, game {_e(g.name)}">\n')
+            self.w(f'<ol class="differences" aria-label="Differences, game {name}">\n')
             for i, (h, s, what) in enumerate(notes, 1):
-                self.w(f'<li id="{g.anchor}-d{i}">{_e(self._explain(g, h, s, what))}')
+                self.w(f'<li id="{anchor}-d{i}">{_e(self._explain(g, h, s, what))}')
                 related = [f for f in g.findings if f.hand == h.hand and f.player in (s, None)] or \
                           [f for f in g.findings if f.hand == h.hand]
                 if related:
@@ -1200,26 +1259,6 @@ class _Html:
                                                for f in related) + ".")
                 self.w("</li>\n")
             self.w("</ol>\n")
-
-    @staticmethod
-    def _entry(score: int | None, total: int | None, bad_score: bool, bad_total: bool, carried: bool,
-               since: int | None, refs: list[int | None], g: GameReport, derived: bool = False) -> str:
-        sc = f'<span class="sc{" bad" if bad_score else ""}">{_e(_signed(score))}</span>'
-        if bad_score:
-            sc += '<span class="mark" aria-label="differs">✗</span>'
-        if total is None:
-            tot = "—"
-        else:
-            tot = f'<span class="tot">{total}</span>'
-        if bad_total:
-            tot += '<span class="mark" aria-label="differs">✗</span>'
-        elif carried:
-            tot += f'<span class="mark carried" title="carried from hand {since}" aria-label="carried from hand ' \
-                   f'{since}">↳</span>'
-        sup = ",".join(f'<a href="#{g.anchor}-d{n}">{n}</a>' for n in refs if n)
-        sup = f"<sup>{sup}</sup>" if sup else ""
-        extra = '<span class="derived" title="not played out: the audit\'s ruling">*</span>' if derived else ""
-        return f"{sc} {tot}{sup}{extra}"
 
     @staticmethod
     def _explain(g: GameReport, h: SheetHand, side: str, what: str) -> str:
@@ -1293,7 +1332,7 @@ class _Html:
                 pl = '<span class="none">—</span>'
             else:
                 bad = mine and played == d.card
-                pl = card_html(played, "bad" if bad else "") + ('<span class="mark" aria-label="in question">✗</span>'
+                pl = card_html(played, "bad" if bad else "") + ('<b class="x" aria-label="in question">✗</b>'
                                                                 if bad else "")
             row = ' class="named"' if mine else ""
             self.w(f'<tr{row}><th scope="row">{name}</th><td class="cards">{held}</td><td class="cards">{pl}</td>'

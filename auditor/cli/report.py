@@ -32,8 +32,8 @@ def report(
                                               help="the page's title (default: the event's name)")] = None,
     fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="html, or md (Markdown)")] = "html",
     charts: Annotated[str, typer.Option("--charts", metavar="WHICH",
-                                        help="games with a chart: auto (all, up to 300 games; else those with "
-                                        "findings), all, findings or none")] = "auto",
+                                        help="games with a chart: auto (every game up to 300 games; else the "
+                                        "first 100 with findings), all, findings or none")] = "auto",
 ) -> None:
     """A report of an event to post, print or mail: standings, every game's score sheet as written and
     as recomputed, a chart of the totals, and each finding's ruling with the rule it applies.
