@@ -799,7 +799,8 @@ def _inline_svg(svg: str, key: str) -> str:
 
     svg = re.sub(r'(\bid="|#)([A-Za-z_][\w.\-]*)', rename, svg)
     svg = re.sub(r'<svg [^>]*?(viewBox="[^"]*")[^>]*>',
-                 lambda m: f'<svg class="chart" {m.group(1)} role="img" aria-labelledby="{key}-title" '
+                 lambda m: f'<svg class="chart" {m.group(1)} preserveAspectRatio="xMinYMid meet" role="img" '
+                           f'aria-labelledby="{key}-title" '
                            'xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">',
                  svg, count=1)
     return svg.strip()
@@ -1274,10 +1275,10 @@ class _Html:
             sign = -1 if g.count_down else 1
             want = prev.recorded_total + sign * c.recorded_score
             if want != c.recorded_total:
-                op = "−" if g.count_down else "+"
+                step = sign * c.recorded_score  # what the hand's written score does to the total
+                op = "+" if step >= 0 else "−"
                 return (f"Hand {h.hand}, {side}: the sheet's {word} {c.recorded_total} is not its own previous "
-                        f"{prev.recorded_total} {op} {abs(c.recorded_score)} = {want}; the audit's {word} is "
-                        f"{c.total}.")
+                        f"{prev.recorded_total} {op} {abs(step)} = {want}; the audit's {word} is {c.total}.")
         return f"Hand {h.hand}, {side}: the sheet's {word} is {c.recorded_total}; the audit's is {c.total}."
 
     # -- a ruling

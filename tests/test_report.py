@@ -240,6 +240,9 @@ def test_markdown_for_a_forum_post(wh, sample):
         assert f"**{f.number}. {f.code} " in text
     assert "| 1 | Hal | 1 | 1 | 100.0 |" in text
     assert "| 3 | Kai 3 set | +1 3 | +1 3 | +1 2 | +1 2 | +2 5 ✗ | -3 0 |" in text
+    # a slip on a total line, in a sheet that counts down (sell): Abe was set back 2
+    assert "1. Hand 4, Abe: the sheet's still needed 4 is not its own previous 6 + 2 = 8; the audit's still needed " \
+           "is 8." in text
     assert not re.search(r"<(span|a|svg|table)\b", text)  # Markdown, not HTML
 
 
