@@ -724,7 +724,6 @@ class Charts:
         self.ylabel = ""
         self.lines: list = []
         self.sheet_lines: list = []
-        self.drawn = 0
 
     def _line(self, pool: list, i: int, sheet: bool):
         while len(pool) <= i:
@@ -782,7 +781,6 @@ class Charts:
         buf = io.StringIO()
         with rc_context(self._style):
             self.fig.savefig(buf, format="svg", metadata={"Date": None})
-        self.drawn += 1
         return _inline_svg(buf.getvalue(), key)
 
 
@@ -855,26 +853,31 @@ def _markdown():
     return MarkdownIt("commonmark", {"html": False}).enable("table")
 
 
-def _markdown_html(text: str, rules: dict[str, RuleText]) -> str:
-    """A docs section as HTML: links to a section of this appendix stay links, every other link
-    becomes its text (the page works offline, and requests nothing)."""
+def _markdown_html(text: str, rules: dict[str, RuleText], doc: str = "") -> str:
+    """A section of the docs file ``doc`` as HTML: links to a section of this appendix stay links,
+    every other link becomes its text, and an image its description (the page requests nothing)."""
     from markdown_it import MarkdownIt
 
+    # a parser of its own: its link rules know this report's sections
     md = MarkdownIt("commonmark", {"html": False}).enable("table")
     local = {r.section: r.anchor for r in rules.values() if r.body is not None}
 
     def link_open(self, tokens, idx, options, env):
         href = tokens[idx].attrGet("href") or ""
-        doc, _, anchor = href.rpartition("/")[2].partition("#")
-        target = local.get(f"{doc}#{anchor}") if doc.endswith(".md") else None
+        name, _, anchor = href.rpartition("/")[2].partition("#")
+        target = local.get(f"{name or doc}#{anchor}") if (name or doc).endswith(".md") else None
         env.setdefault("links", []).append(target is not None)
         return f'<a href="#{target}">' if target else '<span class="xref">'
 
     def link_close(self, tokens, idx, options, env):
         return "</a>" if env["links"].pop() else "</span>"
 
+    def image(self, tokens, idx, options, env):
+        return f'<span class="xref">{html.escape(tokens[idx].content)}</span>'
+
     md.add_render_rule("link_open", link_open)
     md.add_render_rule("link_close", link_close)
+    md.add_render_rule("image", image)
     return md.render(text, {})
 
 
@@ -1354,7 +1357,7 @@ class _Html:
             if r.body is None:
                 continue
             self.w(f'<article class="rule" id="{r.anchor}">\n<h3>{_inline_md(r.label)}</h3>\n'
-                   f"{_markdown_html(r.body, rules)}</article>\n")
+                   f"{_markdown_html(r.body, rules, r.section.partition('#')[0])}</article>\n")
         self.w("</section>\n")
 
 

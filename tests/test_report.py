@@ -200,6 +200,15 @@ def test_a_revoke_is_shown_in_its_hand_and_trick(sample):
     assert {n for n in sample.diagrams} == {f.number for f in sample.findings if f.kind in ("revoke", "play")}
 
 
+def test_the_rules_text_links_only_within_the_page():
+    rules = {"rules.md#revokes-r501-r502": rp.RuleText("rules.md#revokes-r501-r502", "Revokes (R501, R502)", "x")}
+    out = rp._markdown_html("[R](#revokes-r501-r502), [S](rules.md#revokes-r501-r502), [T](notation.md#tricks), "
+                            "[web](https://example.org), ![a hand](hand.png)", rules, "rules.md")
+    assert out.count('<a href="#rule-rules-md-revokes-r501-r502">') == 2
+    assert '<span class="xref">T</span>' in out and '<span class="xref">web</span>' in out
+    assert "<img" not in out and "a hand" in out and "example.org" not in out
+
+
 # --------------------------------------------------------------------------- the page
 
 

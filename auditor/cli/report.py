@@ -11,7 +11,7 @@ from .._lazy import lazy
 from ..render import stderr_console, write_atomic
 from ..warehouse import WarehouseError, open_data
 from . import app, fail
-from .warehouse import _date, _note_import
+from .warehouse import EventOpt, SinceOpt, UntilOpt, _date, _note_import
 
 rp = lazy("auditor.report")  # loaded by this command only
 FORMATS = ("html", "md")
@@ -22,12 +22,9 @@ def report(
     paths: Annotated[list[str], typer.Argument(help="a dataset folder, or log files / folders to audit on the fly")],
     output: Annotated[str, typer.Option("--output", "-o", metavar="FILE",
                                         help="the file to write (- for stdout)")],
-    event: Annotated[str | None, typer.Option("--event", metavar="EVENT",
-                                              help="only games with this Event tag")] = None,
-    since: Annotated[str | None, typer.Option("--since", metavar="DATE",
-                                              help="only games dated on or after YYYY-MM-DD")] = None,
-    until: Annotated[str | None, typer.Option("--until", metavar="DATE",
-                                              help="only games dated on or before YYYY-MM-DD")] = None,
+    event: EventOpt = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
     title: Annotated[str | None, typer.Option("--title", metavar="TEXT",
                                               help="the page's title (default: the event's name)")] = None,
     fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="html, or md (Markdown)")] = "html",

@@ -24,6 +24,12 @@ OUT_FORMATS = ("table", "csv", "json", "jsonl", "parquet")
 FormatOpt = Annotated[str, typer.Option("--format", metavar="FORMAT", help="table, csv, json, jsonl or parquet")]
 OutputOpt = Annotated[str | None, typer.Option("--output", "-o", metavar="FILE",
                                                help="write to this file (default stdout)")]
+# the filters `stats` and `report` share, with unit_stats' meaning
+EventOpt = Annotated[str | None, typer.Option("--event", metavar="EVENT", help="only games with this Event tag")]
+SinceOpt = Annotated[str | None, typer.Option("--since", metavar="DATE",
+                                              help="only games dated on or after YYYY-MM-DD")]
+UntilOpt = Annotated[str | None, typer.Option("--until", metavar="DATE",
+                                              help="only games dated on or before YYYY-MM-DD")]
 
 
 def _date(value: str | None, option: str) -> dt.date | None:
@@ -137,14 +143,11 @@ def stats(
     by: Annotated[str, typer.Option("--by", metavar="UNIT", help="player, or team (partnership sides)")] = "player",
     game: Annotated[str | None, typer.Option("--game", metavar="GAME",
                                              help="only this game (its name or game_id)")] = None,
-    event: Annotated[str | None, typer.Option("--event", metavar="EVENT",
-                                              help="only games with this Event tag")] = None,
+    event: EventOpt = None,
     rules: Annotated[str | None, typer.Option("--rules", metavar="RULES",
                                               help="only games audited under this preset")] = None,
-    since: Annotated[str | None, typer.Option("--since", metavar="DATE",
-                                              help="only games dated on or after YYYY-MM-DD")] = None,
-    until: Annotated[str | None, typer.Option("--until", metavar="DATE",
-                                              help="only games dated on or before YYYY-MM-DD")] = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
     min_hands: Annotated[int, typer.Option("--min-hands", metavar="N", min=0,
                                            help="leave out who played fewer hands")] = 0,
     sort: Annotated[str | None, typer.Option("--sort", metavar="COLUMN",
