@@ -66,9 +66,9 @@ MARKER_SYMBOLS = ("●", "■", "▲", "◆", "▼", "✚", "✖", "★")  # the
 # --------------------------------------------------------------------------- what the report holds
 
 
-@dataclass
+@dataclass(slots=True)
 class Cell:
-    """One side's entry for one hand: as written, and recomputed."""
+    """One side's entry for one hand: as written, and recomputed (a season has a few hundred thousand)."""
 
     recorded_score: int | None
     recorded_total: int | None
@@ -85,7 +85,7 @@ class Cell:
         return self.recorded_total is not None and self.total is not None and self.recorded_total != self.total
 
 
-@dataclass
+@dataclass(slots=True)
 class SheetHand:
     """One hand of a game's score sheet."""
 
@@ -316,11 +316,17 @@ def collect(wh: Warehouse, *, event: str | None = None, since: dt.date | None = 
     order = sorted(firsts, key=lambda e: (e is None, firsts[e]))
     games_rows.sort(key=lambda g: order.index(g["event"]))
 
-    sides = {}
-    for r in _rows(wh, f"""
-            SELECT s.game_id, s.side FROM (SELECT DISTINCT game_id, side, side_order FROM score_sheet) AS s
-            JOIN games AS g USING (game_id) WHERE {_PICK} ORDER BY s.game_id, s.side_order""", params):
-        sides.setdefault(r["game_id"], []).append(r["side"])
+    # the score sheets, and each game's sides in the sheet's order
+    sheet: dict[tuple[str, int], dict[str, Cell]] = {}
+    sides: dict[str, dict[str, int]] = {}
+    _, rows = _tuples(wh, f"""
+        SELECT s.game_id, s.hand, s.side, s.side_order, s.recorded_score, s.recorded_total, s.score, s.total,
+               s.derived
+        FROM score_sheet AS s JOIN games AS g USING (game_id) WHERE {_PICK}
+        ORDER BY s.game_id, s.hand, s.side_order""", params)
+    for gid, hand, side, side_order, *figures in rows:
+        sheet.setdefault((gid, hand), {})[side] = Cell(*figures)
+        sides.setdefault(gid, {})[side] = side_order
     side_of = {(r["game_id"], r["player"]): r["side"] for r in _rows(wh, f"""
         SELECT gp.game_id, gp.player, gp.side FROM game_players AS gp JOIN games AS g USING (game_id)
         WHERE {_PICK}""", params)}
@@ -332,17 +338,11 @@ def collect(wh: Warehouse, *, event: str | None = None, since: dt.date | None = 
         players = list(g["players"] or [])
         gr = GameReport(i, g["game_id"], g["game"], g["event"], g["date"], g["rules"], rules, players, g["teams"],
                         g["source_file"], g["recorded_winner"], g["winner"], g["won_in_hand"],
-                        sides.get(g["game_id"], players))
+                        sorted(sides[g["game_id"]], key=sides[g["game_id"]].get) if g["game_id"] in sides
+                        else players)
         games.append(gr)
         by_id[gr.game_id] = gr
 
-    sheet: dict[tuple[str, int], dict[str, Cell]] = {}
-    _, rows = _tuples(wh, f"""
-        SELECT s.game_id, s.hand, s.side, s.recorded_score, s.recorded_total, s.score, s.total, s.derived
-        FROM score_sheet AS s JOIN games AS g USING (game_id) WHERE {_PICK}
-        ORDER BY s.game_id, s.hand, s.side_order""", params)
-    for gid, hand, side, *figures in rows:
-        sheet.setdefault((gid, hand), {})[side] = Cell(*figures)
     hands = 0
     played = 0
     for h in _rows(wh, f"""
