@@ -696,9 +696,10 @@ def result_words(game: GameReport) -> str:
 class Charts:
     """Each game's running totals as an SVG line chart, drawn by matplotlib.
 
-    One figure is made once and reused: each chart only sets its lines' data, limits and ticks,
-    which is most of what makes a chart cost about 15 ms rather than 40. matplotlib is imported
-    here, on first use, and its settings are changed only inside this object's drawing.
+    One figure is made once and reused: each chart only sets its lines' data and limits, so no
+    figure, axes or line is made again. A chart still takes 15-20 ms, most of it laying out the
+    tick labels, hence few ticks. matplotlib is imported here, on first use, and its settings
+    are changed only while this object draws.
     """
 
     def __init__(self) -> None:
