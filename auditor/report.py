@@ -238,7 +238,7 @@ class Report:
     source: str
     events: list[EventReport]
     games: list[GameReport]
-    findings: list[FindingRow]  # every finding, games' and files', in file order
+    findings: list[FindingRow]  # every finding, game by game (as the page shows them), then the files'
     diagrams: dict[int, Diagram]  # by finding number
     rules: dict[str, RuleText]  # by section
     hands: int = 0  # hands recorded
@@ -408,13 +408,19 @@ def _contract_words(h: dict, game: GameReport, side_of: dict, cells: dict[str, C
 
 
 def _findings(wh: Warehouse, params: dict, by_id: dict[str, GameReport], filtered: bool) -> list[FindingRow]:
-    """Every finding about the picked games, and (with no filter) those about files no game came from."""
+    """Every finding about the picked games, and (with no filter) those about files no game came from.
+
+    They are numbered in the order the page shows them: game by game, then in file order within a
+    game; the findings about files come last.
+    """
     rows = _rows(wh, f"""
         SELECT f.code, f.kind, f.severity, f.file, f.line, f."column", f.game_id, f.game, f.hand, f.trick, f.player,
                f.message, f.expected, f.recorded
         FROM findings AS f LEFT JOIN games AS g USING (game_id)
         WHERE (g.game_id IS NOT NULL AND {_PICK}) OR (f.game_id IS NULL AND NOT $filtered)
         ORDER BY f.file, f.line, f."column", f.code""", {**params, "filtered": filtered})
+    last = len(by_id) + 1
+    rows.sort(key=lambda r: by_id[r["game_id"]].index if r["game_id"] in by_id else last)
     out = []
     for i, r in enumerate(rows, 1):
         f = FindingRow(i, **r)
@@ -1055,8 +1061,8 @@ class _Html:
             self.w("<p>None: the audit found nothing to rule on.</p>\n</section>\n")
             return
         games = {g.game_id: g for g in r.games}
-        self.w('<p class="note">Every finding of the audit, in file order; each links to its ruling, with its game.'
-               "</p>\n")
+        self.w('<p class="note">Every finding of the audit, game by game in the order of the games below; each links '
+               "to its ruling, with its game.</p>\n")
         self.w('<div class="table-wrap"><table class="findings">\n<caption>Findings</caption>\n<thead><tr>'
                '<th scope="col" class="n">#</th><th scope="col">Code</th><th scope="col">Game</th>'
                '<th scope="col" class="n">Hand</th><th scope="col">Who</th><th scope="col">What</th></tr></thead>\n'
