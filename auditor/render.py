@@ -46,9 +46,15 @@ def write_atomic(path: str | Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file, flushed to disk, and a rename.
 
     A file that exists keeps its mode, and a symlink the file it names: the rename replaces
-    the target, never the link.
+    the target, never the link. A path that is not a regular file (``-o /dev/null``, a named
+    pipe, a terminal) is written to as it is: renaming over it would put a file in place of the
+    device (as root, a file in place of /dev/null).
     """
     p = Path(path).resolve() if Path(path).is_symlink() else Path(path)
+    if p.exists() and not p.is_file() and not p.is_dir():
+        with open(p, "wb") as f:
+            f.write(data)
+        return
     mode = p.stat().st_mode & 0o7777 if p.exists() else None
     tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
     try:

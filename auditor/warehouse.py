@@ -500,17 +500,19 @@ def _dedupe_names(table: pa.Table) -> pa.Table:
 
 def stat_columns(wh: Warehouse, by: str = "player") -> list[str]:
     """The columns of ``auditor stats`` in order, the first named after ``by``."""
-    cols = [d[0] for d in wh.con.execute("DESCRIBE SELECT * FROM unit_stats()").fetchall()]
+    cols = [d[0] for d in wh.con.execute("DESCRIBE SELECT * EXCLUDE (event) FROM unit_stats()").fetchall()]
     return [by if c == "unit" else c for c in cols]
 
 
 def stats(wh: Warehouse, by: str = "player", *, game: str | None = None, event: str | None = None,
           preset: str | None = None, since: dt.date | None = None, until: dt.date | None = None,
-          min_hands: int = 0, sort: str | None = None) -> pa.Table:
+          min_hands: int = 0, sort: str | None = None, per_event: bool = False) -> pa.Table:
     """The league table: the ``unit_stats`` macro per player or team, filtered and sorted.
 
-    ``sort`` names a column: numbers sort largest first, the name column A to Z; without
-    it the order is games won, win %, points per hand.
+    ``sort`` names a column: numbers sort largest first, the name column A to Z; without it
+    the order is the placing (games won, win %, points per hand). ``per_event`` gives one
+    table per event, with the column ``event`` first (null: the games without an Event tag),
+    each placed on its own, in one query.
     """
     if by not in STAT_UNITS:
         raise WarehouseError(f"--by must be player or team, not {by!r}")
@@ -520,14 +522,14 @@ def stats(wh: Warehouse, by: str = "player", *, game: str | None = None, event: 
         if sort not in cols:
             raise WarehouseError(f"unknown sort column {sort!r} (columns: {', '.join(cols)})")
         direction = "ASC" if sort == by else "DESC NULLS LAST"
-        order = f" ORDER BY {_ident(sort)} {direction}, {_ident(by)}"
+        order = f" ORDER BY {'event NULLS LAST, ' if per_event else ''}{_ident(sort)} {direction}, {_ident(by)}"
     # Literals, not $parameters: DuckDB folds `NULL IS NULL OR ...` away at plan time only
     # when it can see the value, and the unfiltered table is the common case.
     args = {"per": by, "only_game": game, "only_event": event, "only_preset": preset, "since": since,
-            "until": until, "min_hands": int(min_hands)}
+            "until": until, "min_hands": int(min_hands), "per_event": bool(per_event)}
     try:
         args["summaries"] = _pick_counters(wh)
-        sql = (f"SELECT * RENAME (unit AS {_ident(by)}) FROM unit_stats("
+        sql = (f"SELECT *{'' if per_event else ' EXCLUDE (event)'} RENAME (unit AS {_ident(by)}) FROM unit_stats("
                + ", ".join(f"{k} := {_literal(v)}" for k, v in args.items()) + f"){order}")
         return wh.con.sql(sql).to_arrow_table()
     except duckdb.Error as e:

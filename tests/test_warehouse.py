@@ -122,6 +122,7 @@ def approx(row: dict, expected: dict) -> None:
 
 
 ANN = dict(
+    place=1,  # games won 2 (then Cal 1, Bob and Dee 0: Bob 0.75 points a hand before Dee 0.67)
     games=4, games_finished=2,  # club-1 (won by Ann) and pair-1 (won by NS) finished; club-2, sell-1 did not
     games_won=2, win_pct=100.0,
     hands=8,  # club-1 h1 h3 h4 (h2 misdeal), club-2 h1 h2, pair-1 h1, sell-1 h1 h2
@@ -137,14 +138,14 @@ ANN = dict(
     jack_per_100=50.0,  # 4/8: club-1 h4, club-2 h2, pair-1 (NS), sell-1 h1
     game_per_100=25.0,  # 2/8: club-1 h4, sell-1 h1
     off_jack_per_100=None, jokers_per_100=None, trey_per_100=None,  # no ten-point game
-    points_per_hand=1.75,  # (1+1+4) + (1+1) + 3 + (3+0) = 14 / 8
+    points=14, points_per_hand=1.75,  # (1+1+4) + (1+1) + 3 + (3+0) = 14 / 8
     points_pct=43.75,  # 14 of 8 * 4 points in play
-    score_per_hand=1.75,  # the same 14: no set-backs
+    score=14, score_per_hand=1.75,  # the same 14: no set-backs
     revokes=0, revokes_per_100=0.0, scoring_errors=0,
     settlement=3,  # club-1 only (auction): collects 2 from Bob (on -2) and 1 from Cal (on 6)
 )
 BOB = dict(
-    games=4, games_finished=2, games_won=0, win_pct=0.0, hands=8,
+    place=3, games=4, games_finished=2, games_won=0, win_pct=0.0, hands=8,
     bid_turns=7,  # club-1 2 pass pass, club-2 3 pass, pair-1 2, sell-1 pass (his `sells` is no bid turn)
     bids=3, bid_rate=42.86,  # 3/7
     auctions_won=1, avg_winning_bid=3.0, contracts_made=0, contracts_made_pct=0.0,  # club-2 h1
@@ -155,13 +156,13 @@ BOB = dict(
     jack_per_100=12.5,  # club-2 h1
     game_per_100=25.0,  # club-2 h2, pair-1 (EW)
     off_jack_per_100=None, jokers_per_100=None, trey_per_100=None,  # no ten-point game
-    points_per_hand=0.75,  # 0 + (2+1) + 1 + (0+2) = 6 / 8
+    points=6, points_per_hand=0.75,  # 0 + (2+1) + 1 + (0+2) = 6 / 8
     points_pct=18.75,  # 6 / 32
-    score_per_hand=0.25,  # (0-2+0) + (-3+1) + 1 + (3+2) = 2 / 8
+    score=2, score_per_hand=0.25,  # (0-2+0) + (-3+1) + 1 + (3+2) = 2 / 8
     revokes=1, revokes_per_100=12.5, scoring_errors=0, settlement=-2,
 )
 CAL = dict(
-    games=4, games_finished=2, games_won=1, win_pct=50.0, hands=8,  # pair-1 with NS
+    place=2, games=4, games_finished=2, games_won=1, win_pct=50.0, hands=8,  # pair-1 with NS
     bid_turns=7,  # club-1 3 pass 3, club-2 pass pass, pair-1 3, sell-1 2 (his `keeps` is no bid turn)
     bids=4, bid_rate=57.14,
     auctions_won=3,  # club-1 h1 (3), pair-1 (3), sell-1 h2 (kept at 2); club-2 h2 had no contract
@@ -172,21 +173,21 @@ CAL = dict(
     jack_per_100=37.5,  # club-1 h1 h3, pair-1
     game_per_100=50.0,  # club-1 h1 h3, club-2 h1, sell-1 h2
     off_jack_per_100=None, jokers_per_100=None, trey_per_100=None,  # no ten-point game
-    points_per_hand=1.625,  # (3+3+0) + (1+2) + 3 + (0+1) = 13 / 8
+    points=13, points_per_hand=1.625,  # (3+3+0) + (1+2) + 3 + (0+1) = 13 / 8
     points_pct=40.63,  # 13 / 32
-    score_per_hand=1.25,  # 6 + 3 + 3 + (0-2) = 10 / 8
+    score=10, score_per_hand=1.25,  # 6 + 3 + 3 + (0-2) = 10 / 8
     revokes=0, revokes_per_100=0.0,
     scoring_errors=2,  # club-1 h1 S601, h3 S602
     settlement=-1,
 )
 DEE = dict(
-    games=2, games_finished=1, games_won=0, win_pct=0.0, hands=3,  # pair-1, sell-1
+    place=4, games=2, games_finished=1, games_won=0, win_pct=0.0, hands=3,  # pair-1, sell-1
     bid_turns=3, bids=1, bid_rate=33.33,  # pair-1 pass, sell-1 pass 1
     auctions_won=0, avg_winning_bid=None, contracts_made=0, contracts_made_pct=None, times_set=0,
     points_set_back=0, smudge_attempts=0, smudges_made=0, moon_attempts=0, moons_made=0,
     high_per_100=0.0, low_per_100=33.33, jack_per_100=0.0, game_per_100=33.33,  # sell-1 h1 Low; pair-1 EW Game
     off_jack_per_100=None, jokers_per_100=None, trey_per_100=None,  # no ten-point game
-    points_per_hand=0.67, score_per_hand=0.67,  # 1 + 1 + 0 = 2 / 3
+    points=2, points_per_hand=0.67, score=2, score_per_hand=0.67,  # 1 + 1 + 0 = 2 / 3
     points_pct=16.67,  # 2 / 12
     revokes=0, revokes_per_100=0.0, scoring_errors=0,
     settlement=None,  # neither partnership nor sell settles
@@ -674,7 +675,8 @@ def recount(dataset: Path, per: str) -> dict[str, dict]:
             jack_per_100=rate(a["jack"], n), game_per_100=rate(a["game_point"], n),
             off_jack_per_100=rate(a["off_jack"], a["off_jack_hands"]),
             jokers_per_100=rate(a["jokers"], a["ten_point_hands"]), trey_per_100=rate(a["trey"], a["trey_hands"]),
-            points_per_hand=rate(a["points"], n, 1), points_pct=rate(a["points"], a["points_in_play"]),
+            points=a["points"], points_per_hand=rate(a["points"], n, 1),
+            points_pct=rate(a["points"], a["points_in_play"]), score=a["score"] if n else None,
             score_per_hand=rate(a["score"], n, 1), revokes=a["revokes"],
             revokes_per_100=rate(a["revokes"], n), scoring_errors=a["scoring_errors"],
             settlement=a.get("settlement"))

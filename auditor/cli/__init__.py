@@ -47,6 +47,7 @@ from . import core  # noqa: E402,F401  (registers the commands)
 from . import warehouse  # noqa: E402,F401
 from . import replay  # noqa: E402,F401
 from . import analyze  # noqa: E402,F401
+from . import report  # noqa: E402,F401
 
 
 def main() -> None:

@@ -24,6 +24,12 @@ OUT_FORMATS = ("table", "csv", "json", "jsonl", "parquet")
 FormatOpt = Annotated[str, typer.Option("--format", metavar="FORMAT", help="table, csv, json, jsonl or parquet")]
 OutputOpt = Annotated[str | None, typer.Option("--output", "-o", metavar="FILE",
                                                help="write to this file (default stdout)")]
+# the filters `stats` and `report` share, with unit_stats' meaning
+EventOpt = Annotated[str | None, typer.Option("--event", metavar="EVENT", help="only games with this Event tag")]
+SinceOpt = Annotated[str | None, typer.Option("--since", metavar="DATE",
+                                              help="only games dated on or after YYYY-MM-DD")]
+UntilOpt = Annotated[str | None, typer.Option("--until", metavar="DATE",
+                                              help="only games dated on or before YYYY-MM-DD")]
 
 
 def _date(value: str | None, option: str) -> dt.date | None:
@@ -77,12 +83,13 @@ def _emit(table: pa.Table, fmt: str, output: str | None, title: str | None = Non
 
 # `stats --format table`: the columns in tables that fit a terminal, each led by the name
 STAT_GROUPS = (
-    ("games", ("games", "games_finished", "games_won", "win_pct", "hands")),
+    ("games", ("place", "games", "games_finished", "games_won", "win_pct", "hands")),
     ("auction", ("bid_turns", "bids", "bid_rate", "auctions_won", "avg_winning_bid")),
     ("contracts", ("contracts_made", "contracts_made_pct", "times_set", "points_set_back", "smudge_attempts",
                    "smudges_made")),
     ("points (per 100 played hands, and per hand)", ("high_per_100", "low_per_100", "jack_per_100", "game_per_100",
-                                                     "points_per_hand", "points_pct", "score_per_hand")),
+                                                     "points", "points_per_hand", "points_pct", "score",
+                                                     "score_per_hand")),
     ("moons, the ten-point points and the jick (per 100 hands in play)",
      ("moon_attempts", "moons_made", "off_jack_per_100", "jokers_per_100", "trey_per_100")),
     ("revokes, score sheet, settlement", ("revokes", "revokes_per_100", "scoring_errors", "settlement")),
@@ -136,14 +143,11 @@ def stats(
     by: Annotated[str, typer.Option("--by", metavar="UNIT", help="player, or team (partnership sides)")] = "player",
     game: Annotated[str | None, typer.Option("--game", metavar="GAME",
                                              help="only this game (its name or game_id)")] = None,
-    event: Annotated[str | None, typer.Option("--event", metavar="EVENT",
-                                              help="only games with this Event tag")] = None,
+    event: EventOpt = None,
     rules: Annotated[str | None, typer.Option("--rules", metavar="RULES",
                                               help="only games audited under this preset")] = None,
-    since: Annotated[str | None, typer.Option("--since", metavar="DATE",
-                                              help="only games dated on or after YYYY-MM-DD")] = None,
-    until: Annotated[str | None, typer.Option("--until", metavar="DATE",
-                                              help="only games dated on or before YYYY-MM-DD")] = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
     min_hands: Annotated[int, typer.Option("--min-hands", metavar="N", min=0,
                                            help="leave out who played fewer hands")] = 0,
     sort: Annotated[str | None, typer.Option("--sort", metavar="COLUMN",

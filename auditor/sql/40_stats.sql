@@ -10,7 +10,9 @@
 -- out when either is given), min_hands (leave out units with fewer played hands). summaries
 -- picks the source of the counters: true the stored table game_player_counters, false the
 -- view game_player_counters_live over the raw tables, null (the default) the stored table
--- when every batch of the dataset has it; the numbers are the same either way.
+-- when every batch of the dataset has it; the numbers are the same either way. per_event
+-- makes one table per event (Event tag; the games without one make one more): a row per event
+-- and unit, placed within its event (`auditor report` prints its league tables from it).
 --
 -- Which hands count:
 --   * the auction columns (bid_turns, bids, bid_rate) count every recorded auction, thrown-in
@@ -27,7 +29,9 @@
 -- Rates are percentages or counts per 100 hands, rounded to two places; null when the
 -- denominator is 0.
 --
+-- column: event               per_event: the event (Event tag; null: the games without one); else null
 -- column: unit                the player or side (renamed player or team in the views)
+-- column: place               placing in this table (per_event: in its event): by games won, then win %, then points per hand; equal on all three, equal places
 -- column: games               games the unit played in (picked by the filters)
 -- column: games_finished      of those, games somebody won on the recomputed scores
 -- column: games_won           games the unit's side won (recomputed winner)
@@ -53,15 +57,18 @@
 -- column: off_jack_per_100    100 * hands in which the side took the off-jack (ten-point) or the jick (smear) / played hands of rule sets with that point (null: none)
 -- column: jokers_per_100      jokers the side took (high and low, up to two a hand) per 100 played hands of ten-point rule sets (null: none)
 -- column: trey_per_100        100 * hands in which the side took the three of trumps / played hands of rule sets with trey=on (null: none)
+-- column: points              points taken (High, Low, Jack, Game, and the ten-point points) over played hands, before contracts and penalties
 -- column: points_per_hand     points taken (High, Low, Jack, Game, and the ten-point points) per played hand, before contracts and penalties
 -- column: points_pct          100 * points taken / points in play over played hands (4, 7 or 10 a hand), comparable across rule sets
+-- column: score               the recomputed hand scores added up over played hands (set-backs negative, sale points included)
 -- column: score_per_hand      recomputed hand score per played hand (set-backs negative, sale points included)
 -- column: revokes             played hands in which the unit revoked at least once (R501)
 -- column: revokes_per_100     100 * revokes / hands
 -- column: scoring_errors      S601 and S602 findings naming the side (the score keeper's mistakes on its entries)
 -- column: settlement          settlement units won (+) or paid (-) over finished games of rule sets with a settlement (null: none)
 CREATE MACRO unit_stats(per := 'player', only_game := NULL, only_event := NULL, only_preset := NULL,
-                        since := NULL, until := NULL, min_hands := 0, summaries := NULL) AS TABLE
+                        since := NULL, until := NULL, min_hands := 0, summaries := NULL,
+                        per_event := false) AS TABLE
 -- One source of per-game counters, added up per unit: the dataset table game_player_counters
 -- (a few rows per game, written at import) or, when some batch lacks it, the view
 -- game_player_counters_live computed from the raw tables now. The choice is a constant when
@@ -78,6 +85,8 @@ WITH counters AS (
 picked AS MATERIALIZED (
     SELECT *,
            CASE WHEN per = 'team' THEN side ELSE player END AS unit,
+           -- one table, or one per event
+           CASE WHEN per_event THEN event END AS league,
            -- the rows whose side columns count: every row per player (each member is credited
            -- with the side's numbers), one row per side per game per team
            per = 'player' OR side_lead AS lead
@@ -91,7 +100,7 @@ picked AS MATERIALIZED (
 ),
 -- the player columns add up over every picked row (per team: over a side's members)
 players AS (
-    SELECT unit,
+    SELECT league, unit,
            sum(bid_turns) AS bid_turns,
            sum(bids) AS bids,
            sum(auctions_won) AS auctions_won,
@@ -103,13 +112,13 @@ players AS (
            sum(moon_attempts) AS moon_attempts,
            sum(moons_made) AS moons_made
     FROM picked
-    GROUP BY unit
+    GROUP BY league, unit
 ),
 -- the side columns over the lead rows only. Two aggregations, not one with a FILTER (WHERE lead)
 -- on each side column: DuckDB filters every such aggregate apart, which costs more than both.
 -- Every unit has lead rows (each side has one per game), so the join loses none.
 sides AS (
-    SELECT unit,
+    SELECT league, unit,
            count(*) AS games,
            count(*) FILTER (WHERE finished) AS games_finished,
            count(*) FILTER (WHERE won) AS games_won,
@@ -134,13 +143,15 @@ sides AS (
            sum(scoring_errors) AS scoring_errors
     FROM picked
     WHERE lead
-    GROUP BY unit
+    GROUP BY league, unit
 ),
+-- the games without an Event tag are a league of their own: null matches null
 totals AS (
-    SELECT * FROM sides JOIN players USING (unit)
-)
-
-SELECT unit,
+    SELECT s.*, p.* EXCLUDE (league, unit)
+    FROM sides AS s JOIN players AS p ON p.unit = s.unit AND p.league IS NOT DISTINCT FROM s.league
+),
+rated AS (
+SELECT league, unit,
        games,
        games_finished,
        games_won,
@@ -166,8 +177,10 @@ SELECT unit,
        round(100 * off_jack / nullif(off_jack_hands, 0)::DOUBLE, 2) AS off_jack_per_100,
        round(100 * jokers / nullif(ten_point_hands, 0)::DOUBLE, 2) AS jokers_per_100,
        round(100 * trey / nullif(trey_hands, 0)::DOUBLE, 2) AS trey_per_100,
+       CAST(points AS BIGINT) AS points,
        round(points / nullif(hands, 0)::DOUBLE, 2) AS points_per_hand,
        round(100 * points / nullif(points_in_play, 0)::DOUBLE, 2) AS points_pct,
+       CAST(score AS BIGINT) AS score,
        round(score / nullif(hands, 0)::DOUBLE, 2) AS score_per_hand,
        CAST(revokes AS BIGINT) AS revokes,
        round(100 * revokes / nullif(hands, 0)::DOUBLE, 2) AS revokes_per_100,
@@ -175,14 +188,23 @@ SELECT unit,
        CAST(settlement AS BIGINT) AS settlement
 FROM totals
 WHERE coalesce(hands, 0) >= min_hands
-ORDER BY games_won DESC, win_pct DESC NULLS LAST, points_per_hand DESC NULLS LAST, unit;
+)
+
+-- the placing is the table's order, so that `ORDER BY place, unit` is the default order
+SELECT league AS event,
+       unit,
+       rank() OVER (PARTITION BY league
+                    ORDER BY games_won DESC, win_pct DESC NULLS LAST, points_per_hand DESC NULLS LAST) AS place,
+       * EXCLUDE (league, unit)
+FROM rated
+ORDER BY league NULLS LAST, place, unit;
 
 -- view: player_stats
 -- unit_stats per player over the whole dataset, unfiltered.
 --
 -- column: player  the player
 -- columns: as unit_stats
-CREATE VIEW player_stats AS SELECT * RENAME (unit AS player) FROM unit_stats(per := 'player');
+CREATE VIEW player_stats AS SELECT * EXCLUDE (event) RENAME (unit AS player) FROM unit_stats(per := 'player');
 
 -- view: team_stats
 -- unit_stats per side (the team in partnership presets, else the player) over the whole
@@ -190,4 +212,4 @@ CREATE VIEW player_stats AS SELECT * RENAME (unit AS player) FROM unit_stats(per
 --
 -- column: team  the side: a team in partnership presets, else a player
 -- columns: as unit_stats
-CREATE VIEW team_stats AS SELECT * RENAME (unit AS team) FROM unit_stats(per := 'team');
+CREATE VIEW team_stats AS SELECT * EXCLUDE (event) RENAME (unit AS team) FROM unit_stats(per := 'team');
