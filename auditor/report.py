@@ -434,8 +434,9 @@ def _findings(wh: Warehouse, params: dict, by_id: dict[str, GameReport], filtere
 def _diagrams(wh: Warehouse, params: dict, findings: list[FindingRow],
               by_id: dict[str, GameReport]) -> dict[int, Diagram]:
     """The hand and trick of every revoke and illegal play: what each player held, and the trick."""
+    # an examination (R503, severity info) is drawn with the revoke it examines, not twice
     wanted = [f for f in findings if f.kind in DIAGRAM_KINDS and f.trick is not None and f.hand is not None
-              and f.game_id in by_id]
+              and f.game_id in by_id and f.severity != "info"]
     if not wanted:
         return {}
     pick = f"""WITH wanted AS (
@@ -625,6 +626,9 @@ def score_ruling(game: GameReport | None, f: FindingRow) -> str:
         won = f" in hand {game.won_in_hand}" if game.winner and game.won_in_hand else ""
         return (f"On the recomputed scores {who} {'goes out' + won if game.winner else 'has gone out'}; "
                 f"the sheet's winner line {'names ' + game.recorded_winner if game.recorded_winner else 'is missing'}.")
+    if f.severity == "info":
+        return ("No score changes for this examination: the revoke's penalty is the preset's (its R501). The "
+                "points it shows the innocent side lost are to be made good if they claim them.")
     hand = next((h for h in game.hands if h.hand == f.hand), None) if f.hand is not None else None
     if hand is None:
         return "The finding is about the record, not a hand: no score changes."

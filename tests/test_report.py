@@ -60,7 +60,7 @@ def page(tmp_path_factory, dataset) -> tuple[Path, str]:
     out = tmp_path_factory.mktemp("page") / "report.html"
     r = runner.invoke(app, ["report", str(dataset), "-o", str(out)])
     assert r.exit_code == 0, r.output
-    assert re.search(r"wrote .*report\.html: 27 game\(s\) in 9 event\(s\), 26 finding\(s\), \d+ kB", r.stderr)
+    assert re.search(r"wrote .*report\.html: 27 game\(s\) in 9 event\(s\), 34 finding\(s\), \d+ kB", r.stderr)  # 26 verdicts and the R503 beside each of the 8 revokes
     return out, out.read_text("utf-8")
 
 
@@ -197,7 +197,7 @@ def test_a_revoke_is_shown_in_its_hand_and_trick(sample):
     assert (d.leader, d.winner, d.player, rp.CARD_NAMES[d.card]) == ("Jan", "Ike", "Kai", "9H")
     assert {rp.CARD_NAMES[c] for c in d.could} == {"AC", "9C", "3C"} and d.or_trump
     # every revoke and illegal play has a diagram, and nothing else does
-    assert {n for n in sample.diagrams} == {f.number for f in sample.findings if f.kind in ("revoke", "play")}
+    assert {n for n in sample.diagrams} == {f.number for f in sample.findings if f.kind in ("revoke", "play") and f.severity != "info"}
 
 
 def test_the_rules_text_links_only_within_the_page():
@@ -229,7 +229,7 @@ def test_the_page_shows_every_game_finding_and_chart(page, sample):
     _, text = page
     assert text.count('<section class="game"') == 27 and "<details" not in text  # short: every game shown
     numbers = [int(n) for n in re.findall(r'<article class="ruling" id="f(\d+)"', text)]
-    assert numbers == list(range(1, 27))  # numbered down the page
+    assert numbers == list(range(1, 35))  # numbered down the page (26 verdicts, and an R503 with each of 8 R501)
     charts = re.findall(r'<figure class="chart" data-series="(\d+)">(.*?)</figure>', text, flags=re.S)
     assert len(charts) == 27
     for n, svg in charts:  # a series per player or team, each a line drawn by matplotlib
@@ -237,7 +237,7 @@ def test_the_page_shows_every_game_finding_and_chart(page, sample):
     assert "setback.pitch:251:21" in text and "Kai plays 9H to trick 2 (4C led)" in text
     # the rules cited are quoted once each, and every ruling links to its rule's text
     cited = set(re.findall(r'<strong>The rule.</strong> <a href="#(rule-[^"]+)"', text))
-    assert len(re.findall(r"<strong>The rule.</strong> <a ", text)) == 26
+    assert len(re.findall(r"<strong>The rule.</strong> <a ", text)) == 34  # 26 verdicts and the R503 beside each of the 8 revokes
     assert cited == set(re.findall(r'<article class="rule" id="(rule-[^"]+)"', text))
     assert '<article class="rule" id="rule-rules-md-revokes-r501-r502">' in text
 
@@ -269,7 +269,7 @@ def test_a_dataset_and_the_logs_give_the_same_report(tmp_path):
     b = runner.invoke(app, ["report", str(logs), "-o", "-", "--format", "md", "--event", "Setback league"])
     assert a.exit_code == b.exit_code == 0
     assert a.stdout == b.stdout and a.stdout.startswith("# Setback league: results\n")
-    assert "wrote stdout: 3 game(s) in 1 event(s), 3 finding(s)" in a.stderr
+    assert "wrote stdout: 3 game(s) in 1 event(s), 4 finding(s)" in a.stderr  # the R501 with its R503
 
 
 def test_command_errors(dataset, tmp_path):
