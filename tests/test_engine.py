@@ -24,8 +24,9 @@ def test_notation_example_gives_exactly_its_two_s601():
     assert [(f.code, f.line, f.subject, f.expected, f.recorded) for f in findings] == [
         ("S601", 15, "Cal", "0", "1"), ("S601", 15, "Dee", "1", "0")]
     msg = findings[0].message
-    assert msg.startswith("Cal: recorded 1, expected 0 (High: Ann held AS; Low: Dee held 2S; "
-                          "Jack: Ann took JS in trick 2; Game: Ann 18, Cal 16, Bob 6")
+    # each point says how it fell, and the points whose owner a rule key decides name the key
+    assert msg.startswith("Cal: recorded 1, expected 0 (High: Ann held AS; Low: Dee held 2S (low=holder); "
+                          "Jack: Ann took JS in trick 2; Game: Ann 18, Cal 16, Bob 6, Dee 0 (game_point=count)")
     hs = results[0].hands[0]
     assert (hs.high, hs.low, hs.jack, hs.game_point, hs.contract_made) == ("Ann", "Dee", "Ann", "Ann", True)
     assert hs.score == {"Ann": 3, "Bob": 0, "Cal": 0, "Dee": 1}

@@ -330,6 +330,12 @@ impl<'py> ToPy<'py, '_> {
             total,
             self.tuple(notes)?,
             misdeal,
+            self.tuple(
+                h.misread
+                    .iter()
+                    .map(|k| PyString::new(py, k).into_any())
+                    .collect(),
+            )?,
         ];
         self.call(&self.c.hand, args)
     }
@@ -626,6 +632,9 @@ fn hand_from(g: &mut Game, o: &Obj<'_>) -> PyResult<Hand> {
     if let Some(m) = opt_obj(o, "misdeal")? {
         h.misdeal = Some(meta_from(&m)?);
     }
+    for word in get::<Vec<String>>(o, "misread")? {
+        h.misread.extend(crate::notation::parser::keyword(&word));
+    }
     Ok(h)
 }
 
@@ -684,89 +693,29 @@ impl PyRules {
             min_bid: get(r, "min_bid")?,
             top_bid: get(r, "top_bid")?,
             top_bid_words: get(r, "top_bid_words")?,
-            auction: choice(
-                r,
-                "auction",
-                &[("once-round", Auction::OnceRound), ("sell", Auction::Sell)],
-            )?,
+            auction: choice(r, "auction", Auction::ALL)?,
             dealer_steal: get(r, "dealer_steal")?,
             steal_smudge: get(r, "steal_smudge")?,
-            all_pass: choice(
-                r,
-                "all_pass",
-                &[
-                    ("eldest-pitches", AllPass::EldestPitches),
-                    ("redeal", AllPass::Redeal),
-                    ("dealer-bids", AllPass::DealerBids),
-                    ("dealer-set-back", AllPass::DealerSetBack),
-                ],
-            )?,
+            all_pass: choice(r, "all_pass", AllPass::ALL)?,
             sold_contract: get(r, "sold_contract")?,
-            low: choice(r, "low", &[("holder", Low::Holder), ("taker", Low::Taker)])?,
-            follow: choice(
-                r,
-                "follow",
-                &[
-                    ("follow-or-trump", Follow::FollowOrTrump),
-                    ("strict", Follow::Strict),
-                    ("free-when-void", Follow::FreeWhenVoid),
-                ],
-            )?,
+            low: choice(r, "low", Low::ALL)?,
+            follow: choice(r, "follow", Follow::ALL)?,
             follow_name: get(r, "follow")?,
             trumps_only: get(r, "trumps_only")?,
             game: get(r, "game")?,
             count_down: get(r, "count_down")?,
-            going_out: choice(
-                r,
-                "going_out",
-                &[
-                    ("pitcher-first", GoingOut::PitcherFirst),
-                    ("points-order", GoingOut::PointsOrder),
-                    ("bidder-only", GoingOut::BidderOnly),
-                ],
-            )?,
-            smudge: choice(
-                r,
-                "smudge",
-                &[
-                    ("none", Smudge::None),
-                    ("wins-game", Smudge::WinsGame),
-                    ("all-tricks", Smudge::AllTricks),
-                    ("moon", Smudge::Moon),
-                ],
-            )?,
+            going_out: choice(r, "going_out", GoingOut::ALL)?,
+            smudge: choice(r, "smudge", Smudge::ALL)?,
             trey: get(r, "trey")?,
-            game_point: choice(
-                r,
-                "game_point",
-                &[("count", GamePoint::Count), ("ten", GamePoint::Ten)],
-            )?,
-            revoke: choice(
-                r,
-                "revoke",
-                &[("bid", Revoke::Bid), ("highest-bid", Revoke::HighestBid)],
-            )?,
+            game_point: choice(r, "game_point", GamePoint::ALL)?,
+            revoke: choice(r, "revoke", Revoke::ALL)?,
             club_settlement: choice(r, "settlement", &[("none", false), ("club", true)])?,
             draw: get(r, "draw")?,
-            discard: choice(
-                r,
-                "discard",
-                &[
-                    ("non-trumps", Discard::NonTrumps),
-                    ("all-non-trumps", Discard::AllNonTrumps),
-                ],
-            )?,
+            discard: choice(r, "discard", Discard::ALL)?,
             leftover_to_bidder: choice(r, "leftover", &[("none", false), ("bidder", true)])?,
             pitching: get(r, "pitching")?,
             double_loss: get(r, "double_loss")?,
-            first_trick_trump: choice(
-                r,
-                "first_trick_trump",
-                &[
-                    ("led", FirstTrickTrump::Led),
-                    ("free", FirstTrickTrump::Free),
-                ],
-            )?,
+            first_trick_trump: choice(r, "first_trick_trump", FirstTrickTrump::ALL)?,
             unsupported: r.call_method0("unsupported")?.extract()?,
             text: r.call_method0("to_text")?.extract()?,
             points_in_play: get(r, "points_in_play")?,
@@ -846,6 +795,8 @@ fn hand_py<'py>(
     d.set_item("takeover", hs.takeover)?;
     d.set_item("prep_takeover", prep.takeover)?;
     d.set_item("moon_from", hs.moon_from)?;
+    d.set_item("contract_rule", &hs.contract_rule)?;
+    d.set_item("out_why", &hs.out_why)?;
     d.set_item("winners", &hs.winners)?;
     let rp = PyList::empty(py);
     for r in &hs.revoke_plays {

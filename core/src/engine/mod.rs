@@ -310,6 +310,10 @@ pub struct HandScore {
     pub winners: Vec<i32>,
     pub went_out: i32,
     pub moon_from: Option<i32>,
+    /// The rule that decided a top-bid contract, in words naming its key (empty: none did).
+    pub contract_rule: String,
+    /// Why `went_out` won the game in this hand, naming the rule (empty: nobody went out).
+    pub out_why: String,
 }
 
 /// One play that broke the follow rule.
