@@ -9,8 +9,42 @@ from __future__ import annotations
 import sys
 
 import typer
+from typer.core import TyperArgument, TyperCommand
 
-app = typer.Typer(
+
+class _Argument(TyperArgument):
+    """A positional argument shown by its metavar alone (``PATH...``, ``[SQL]``), never by its Python type."""
+
+    def display_type_rich(self, ctx) -> None:
+        return None
+
+    def _label(self) -> str:
+        return (self.metavar or self.name or "").upper()
+
+    def _rich_display_name(self) -> str:
+        return self._label() + ("..." if self.nargs != 1 else "")
+
+    def _usage_display_name(self) -> str:
+        name = self._rich_display_name()
+        return name if self.required else f"[{name}]"
+
+
+class _Command(TyperCommand):
+    """Every command's positional arguments shown as :class:`_Argument`."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        for p in self.params:
+            if type(p) is TyperArgument:
+                p.__class__ = _Argument
+
+
+class _Typer(typer.Typer):
+    def command(self, *args, cls=None, **kwargs):
+        return super().command(*args, cls=cls or _Command, **kwargs)
+
+
+app = _Typer(
     name="auditor",
     help="Replay and audit recorded hands of Pitch: legality, revokes, scores; a Parquet dataset to query.",
     no_args_is_help=True,

@@ -16,8 +16,8 @@ from ..engine import resolve_rules
 from ..findings import CATALOG, by_code, catalog_markdown, explain as explain_code, select, sort_key, to_csv, \
     to_json, to_jsonl
 from ..notation import expand_paths, format_bytes
-from ..render import emit_rows, print_findings, progress_bar, stderr_console, stdout_console, summary_lines, \
-    write_atomic
+from ..render import emit_rows, print_findings, print_glossary, progress_bar, stderr_console, stdout_console, \
+    summary_lines, write_atomic
 from ..rules import KEYS, PRESETS, RulesError, format_value
 from .._lazy import lazy
 from ..dataset import DatasetError, import_paths, process
@@ -27,7 +27,7 @@ sim = lazy("auditor.simulate")
 wh = lazy("auditor.warehouse")  # summarize_batch: the per-game counters each new batch gets (`auditor stats` reads them)
 from . import EXIT_CLEAN, EXIT_FAILED, EXIT_FINDINGS, app, fail
 
-Paths = Annotated[list[str], typer.Argument(help="log files, folders (searched for *.pitch), or - for stdin")]
+Paths = Annotated[list[str], typer.Argument(metavar="PATH", help="log files, folders (searched for *.pitch), or - for stdin")]
 RulesOpt = Annotated[str, typer.Option("--rules", metavar="RULES",
                                        help="override every game's rules: a preset and/or key=value words")]
 JobsOpt = Annotated[int, typer.Option("--jobs", "-j", metavar="N", min=1,
@@ -291,7 +291,8 @@ def fix(
 
 @app.command()
 def fmt(
-    files: Annotated[list[str], typer.Argument(help=".pitch files or folders (searched for *.pitch), or - for stdin")],
+    files: Annotated[list[str], typer.Argument(metavar="PATH", help=".pitch files or folders (searched for "
+                                                "*.pitch), or - for stdin")],
     in_place: Annotated[bool, typer.Option("--in-place",
                                            help="rewrite each file (refused if it has unreadable lines)")] = False,
     check: Annotated[bool, typer.Option("--check",
@@ -362,7 +363,7 @@ def explain(
 
 @app.command("rules")
 def rules_cmd(
-    name: Annotated[str | None, typer.Argument(help="a preset to show in full, optionally with key=value words")] = None,
+    name: Annotated[str | None, typer.Argument(metavar="PRESET", help="a preset to show in full, optionally with key=value words")] = None,
     fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="table, csv, json or jsonl")] = "table",
 ) -> None:
     """List the rule presets and keys, or show one preset in full."""
@@ -373,7 +374,7 @@ def rules_cmd(
         except RulesError as e:
             raise fail(str(e))
         rows = [{"key": k.name, "value": format_value(k, getattr(r, k.name)), "meaning": k.meaning} for k in KEYS]
-        emit_rows(rows, fmt, title=f"{r.preset} (source: {r.source}) — Rules tag: {r.to_text()}")
+        emit_rows(rows, fmt, title=f"{r.preset} (source: {r.source}) — Rules tag: {r.to_text()}", keyed=True)
         return
     rows = []
     for k in KEYS:
@@ -388,9 +389,7 @@ def rules_cmd(
     # the meanings are long: a matrix of values first, then each key's meaning, so it reads at 80 columns
     emit_rows(rows, fmt, columns=["key", *PRESETS],
               title="Rule presets (override in [Rules \"PRESET key=value ...\"] or with --rules)")
-    con = stdout_console()
-    for k in KEYS:
-        con.print(f"[bold]{k.name}[/bold]: {k.meaning}", highlight=False)
+    print_glossary(stdout_console(), [(k.name, k.meaning) for k in KEYS])
 
 
 @app.command()
