@@ -301,8 +301,31 @@ def progress_bar(total_bytes: int, label: str = "importing"):
         yield lambda done: prog.update(task, completed=done)
 
 
-def print_findings(findings: Iterable[Finding], console: Console) -> None:
-    """Findings grouped by game and hand, each as ``file:line:col: CODE message``."""
+def known_width(console: Console) -> int | None:
+    """The width to wrap prose at: a terminal's, or ``COLUMNS`` (honoured when piped); ``None`` for a
+    pipe or a file with no ``COLUMNS``, where a finding stays on one line for the tools that read it."""
+    if os.environ.get("COLUMNS", "").isdigit() or console.is_terminal:
+        return console.width
+    return None
+
+
+def wrap_prose(text: str, width: int | None, indent: str = "", hanging: str = "    ") -> str:
+    """``text`` wrapped at ``width`` (``None``: left whole) at spaces only, continuation lines under ``hanging``."""
+    if width is None:
+        return indent + text
+    import textwrap
+
+    return textwrap.fill(text, width, initial_indent=indent, subsequent_indent=hanging, break_long_words=False,
+                         break_on_hyphens=False)
+
+
+def say(console: Console, text: str) -> None:
+    """A line of chatter, wrapped at spaces where the width is known (:func:`known_width`)."""
+    console.print(wrap_prose(text, known_width(console), "", "  "), markup=False, highlight=False, soft_wrap=True)
+
+
+def print_findings(findings: Iterable[Finding], console: Console, width: int | None = None) -> None:
+    """Findings grouped by game and hand, each as ``file:line:col: CODE message``, wrapped at ``width``."""
     current = None
     for f in sorted(findings, key=sort_key):
         group = (f.source, f.game, f.hand)
@@ -311,7 +334,8 @@ def print_findings(findings: Iterable[Finding], console: Console) -> None:
             where = f.game or f.source
             console.print(f"[bold]{where}[/bold]" + (f" hand {f.hand}" if f.hand is not None else ""),
                           markup=True, highlight=False)
-        console.print("  " + format_text(f), markup=False, highlight=False, soft_wrap=True)
+        console.print(wrap_prose(format_text(f), width, "  ", "      "), markup=False, highlight=False,
+                      soft_wrap=True)
 
 
 def summary_lines(games: int, hands: int, cards: int, findings: Sequence[Finding], unscored: int = 0) -> list[str]:

@@ -16,8 +16,8 @@ from ..engine import resolve_rules
 from ..findings import CATALOG, by_code, catalog_markdown, explain as explain_code, select, sort_key, to_csv, \
     to_json, to_jsonl
 from ..notation import expand_paths, format_bytes
-from ..render import emit_rows, print_findings, print_glossary, progress_bar, stderr_console, stdout_console, \
-    summary_lines, write_atomic
+from ..render import emit_rows, known_width, print_findings, print_glossary, progress_bar, stderr_console, \
+    say, stdout_console, summary_lines, wrap_prose, write_atomic
 from ..rules import KEYS, PRESETS, RulesError, format_value
 from .._lazy import lazy
 from ..dataset import DatasetError, import_paths, process
@@ -88,11 +88,11 @@ def import_cmd(
         if not stats.files:
             raise typer.Exit(EXIT_FAILED)  # the reason was printed above; nothing was written
         if stats.games_replaced:
-            err.print(f"{stats.games_replaced} game(s) already in {out} were replaced by a new version "
-                      "(same GameId, or same file and position, different content)", markup=False, soft_wrap=True)
-        err.print(f"imported {stats.games_new} new game(s) from {stats.files} file(s) into {out} "
-                  f"({stats.games_skipped} already present, {stats.hands} hands read, "
-                  f"{stats.findings_stored} findings recorded)", markup=False, soft_wrap=True)
+            say(err, f"{stats.games_replaced} game(s) already in {out} were replaced by a new version "
+                     "(same GameId, or same file and position, different content)")
+        say(err, f"imported {stats.games_new} new game(s) from {stats.files} file(s) into {out} "
+                 f"({stats.games_skipped} already present, {stats.hands} hands read, "
+                 f"{stats.findings_stored} findings recorded)")
     if missing:
         raise typer.Exit(EXIT_FAILED)
 
@@ -147,9 +147,10 @@ def audit(
         counts = sorted(by_code(found).items(), key=lambda cn: (-cn[1], cn[0]))
         if fmt == "text":
             width = max((len(str(n)) for _, n in counts), default=1)
+            wrap_at = known_width(stdout_console()) if sink is None else None
             for code, n in counts:
                 title = CATALOG[code].title if code in CATALOG else ""
-                write(f"{n:>{width}}  {code}  {title}\n")
+                write(wrap_prose(f"{n:>{width}}  {code}  {title}", wrap_at, "", " " * (width + 8)) + "\n")
         else:
             rows = [{"code": c, "count": n, "title": CATALOG[c].title if c in CATALOG else None} for c, n in counts]
             write(json.dumps(rows, indent=2) + "\n" if fmt == "json" else
@@ -166,7 +167,7 @@ def audit(
         shown = [f for f in found if f.code != "E100"]
         con = stdout_console() if sink is None else Console(file=sink, width=200, color_system=None,
                                                              soft_wrap=True, highlight=False)
-        print_findings(shown, con)
+        print_findings(shown, con, known_width(con) if sink is None else None)
     if fmt == "text" and not quiet:
         shown = [f for f in found if f.code != "E100"]
         if stats.files and not stats.games:
@@ -223,7 +224,7 @@ def _fix_files(paths: list[str], *, diff: bool, unsafe: bool, sel: list[str], ig
                 write_atomic(path, done.after)
         except (OSError, FixError) as e:
             reason = (e.strerror if isinstance(e, OSError) and e.strerror else None) or str(e)
-            err.print(f"auditor: {label}: {reason}; left unchanged", markup=False, soft_wrap=True)
+            say(err, f"auditor: {label}: {reason}; left unchanged")
             failed.append({"file": label, "error": reason})
             status = EXIT_FAILED
             continue
@@ -236,7 +237,7 @@ def _fix_files(paths: list[str], *, diff: bool, unsafe: bool, sel: list[str], ig
         if status != EXIT_FAILED and ((diff and done.changed) or (not diff and left)):
             status = EXIT_FINDINGS
         if fmt == "text" and not (quiet_clean and not done.fixes):
-            err.print(_fix_summary(done, diff), markup=False, soft_wrap=True)
+            say(err, _fix_summary(done, diff))
     if fmt == "json":
         out = [{"file": d.path, "changed": d.changed, "fixes": [f.as_dict() for f in d.fixes],
                 "fixed": dict(sorted(d.counts().items())), "remaining": dict(sorted(by_code(d.remaining).items())),
@@ -354,11 +355,14 @@ def explain(
             raise fail(f"unknown code {code!r}: see `auditor explain --all`")
         typer.echo(json.dumps(out if len(out) > 1 else out[0], indent=2))
         return
+    width = stdout_console().width  # the terminal's, or COLUMNS, else 80
     for c in codes:
         text = explain_code(c)
         if text is None:
             raise fail(f"unknown code {c!r}: see `auditor explain --all`")
-        typer.echo(text)
+        # prose wrapped at spaces; the example, a line of notation, stays whole
+        typer.echo("\n".join(line if line.startswith("    ") else wrap_prose(line, width, "", "")
+                             for line in text.split("\n")))
 
 
 @app.command("rules")
@@ -469,14 +473,12 @@ def check(
     else:
         con = stdout_console()
         for p in report.problems:
-            con.print(f"{p.path}: {p.what}" + (f" ({p.detail})" if p.detail else "")
-                      + (" [repairable: --repair]" if p.repairable and not repair else ""), markup=False,
-                      soft_wrap=True)
+            say(con, f"{p.path}: {p.what}" + (f" ({p.detail})" if p.detail else "")
+                + (" [repairable: --repair]" if p.repairable and not repair else ""))
         err = stderr_console()
         for line in report.repaired:
-            err.print(f"repaired: {line}", markup=False, soft_wrap=True)
+            say(err, f"repaired: {line}")
         gen = "no generation" if not report.generation else f"generation {report.generation}"
         verdict = "sound" if not report.problems else f"{len(report.problems)} problem(s)"
-        err.print(f"{dataset}: {gen}, {report.batches} batch(es), {report.files} file(s) checked: {verdict}",
-                  markup=False, soft_wrap=True)
+        say(err, f"{dataset}: {gen}, {report.batches} batch(es), {report.files} file(s) checked: {verdict}")
     raise typer.Exit(EXIT_FINDINGS if report.problems else EXIT_CLEAN)

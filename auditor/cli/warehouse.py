@@ -14,7 +14,7 @@ pa = lazy("pyarrow")
 import typer
 from rich.console import Console
 
-from ..render import emit_rows, fit_rows, print_fitted, rich_table, stderr_console, stdout_console, table_to_parquet, \
+from ..render import emit_rows, fit_rows, print_fitted, rich_table, say, stderr_console, stdout_console, table_to_parquet, \
     write_atomic
 from ..rules import PRESETS
 from ..warehouse import STAT_UNITS, QueryRefused, Warehouse, WarehouseError, check_read_only, open_data, run_query, \
@@ -126,9 +126,8 @@ def _stats_tables(table: pa.Table, by: str, output: str | None) -> None:
 def _note_import(wh: Warehouse) -> None:
     st = wh.imported
     if st is not None:
-        stderr_console().print(f"read {st.games} game(s), {st.hands} hand(s) from {st.files} file(s) into a "
-                               f"temporary dataset ({len(st.findings)} finding(s))",
-                               markup=False, soft_wrap=True)
+        say(stderr_console(), f"read {st.games} game(s), {st.hands} hand(s) from {st.files} file(s) into a "
+                              f"temporary dataset ({len(st.findings)} finding(s))")
 
 
 @app.command()
@@ -172,7 +171,7 @@ def stats(
     except OSError as e:
         raise fail(f"cannot read the data: {e.strerror or e}")
     if table.num_rows == 0:
-        stderr_console().print("no games match", markup=False, soft_wrap=True)
+        say(stderr_console(), "no games match")
         if fmt == "table":  # empty tables say nothing a terminal user needs; csv/json keep their header
             return
     if fmt == "table":
@@ -216,7 +215,7 @@ def query(
     _check_format(fmt, output)
     text = None if schema else _read_sql(sql)
     if not data and not schema:
-        stderr_console().print("no --data given: the views are empty", markup=False, soft_wrap=True)
+        say(stderr_console(), "no --data given: the views are empty")
     try:
         with open_data(data) as wh:
             _note_import(wh)
