@@ -284,21 +284,22 @@ def emit_rows(rows: Sequence[dict[str, Any]], fmt: str, output: str | None = Non
 
 
 @contextmanager
-def progress_bar(total_bytes: int, label: str = "importing"):
-    """A progress bar on stderr for long runs; silent when stderr is not a terminal.
+def progress_bar(total_bytes: int, label: str = "importing", console: Console | None = None):
+    """A progress bar on stderr: the bytes read of ``total_bytes`` and the hands audited, redrawn
+    ten times a second; silent when stderr is not a terminal.
 
-    Yields a callback taking the number of bytes done.
+    Yields a callback taking the bytes and the hands done.
     """
-    console = stderr_console()
+    console = console or stderr_console()
     if not console.is_terminal or total_bytes <= 0:
-        yield lambda done: None
+        yield lambda nbytes, hands: None
         return
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
-    with Progress(TextColumn(label), BarColumn(), DownloadColumn(), TimeRemainingColumn(), console=console,
-                  transient=True) as prog:
-        task = prog.add_task(label, total=total_bytes)
-        yield lambda done: prog.update(task, completed=done)
+    with Progress(TextColumn(label), BarColumn(), DownloadColumn(), TextColumn("{task.fields[hands]:,} hands"),
+                  TimeRemainingColumn(), console=console, transient=True, refresh_per_second=10) as prog:
+        task = prog.add_task(label, total=total_bytes, hands=0)
+        yield lambda nbytes, hands: prog.update(task, completed=nbytes, hands=hands)
 
 
 def known_width(console: Console) -> int | None:

@@ -14,8 +14,10 @@ use crate::notation::Game;
 use crate::notation::parser::{Parser, RulesCheck, game_name};
 use crate::rules::RuleSet;
 
-/// How big a piece of input a worker takes at once.
-pub const PIECE_BYTES: usize = 4 << 20;
+/// How big a piece of input a worker takes at once. Progress is told as each piece is done, so
+/// a piece is small enough to keep a progress bar moving (an import reads about 2 MB a second a
+/// thread) and big enough to keep the threads busy (1 MB measured as fast as 4 MB, in less memory).
+pub const PIECE_BYTES: usize = 1 << 20;
 
 /// How much of a piece is fed to the parser before its complete games are audited.
 const STEP_BYTES: usize = 64 << 10;
@@ -202,7 +204,8 @@ fn rename(name: &str, label: &str, offset: u32) -> String {
 
 /// Parse and audit a whole stream on `jobs` threads. `first_line` and `first_game` place a
 /// stream that is a piece of a larger file. `check` makes a `Rules` tag check for each
-/// worker; `new_sink` a sink for each piece, handed back in input order to `merge`.
+/// worker; `new_sink` a sink for each piece, handed back in input order to `merge`; then
+/// `progress` is told the bytes and hands done so far.
 #[allow(clippy::too_many_arguments)]
 pub fn audit_stream<R: Read, S: Sink + 'static>(
     mut input: R,
@@ -214,6 +217,7 @@ pub fn audit_stream<R: Read, S: Sink + 'static>(
     resolve: &Resolver,
     new_sink: &(dyn Fn() -> S + Sync),
     merge: &mut Merge<'_, S>,
+    progress: &mut dyn FnMut(u64, u64),
 ) -> std::io::Result<Summary> {
     let jobs = jobs.max(1);
     let label = crate::notation::parser::file_label(source);
@@ -269,6 +273,7 @@ pub fn audit_stream<R: Read, S: Sink + 'static>(
                     }));
                 let offset = games_before;
                 merge(sink, &|name: &str| rename(name, &label, offset), offset);
+                progress(total.bytes, total.hands);
                 games_before = games_before.saturating_add(games);
                 next_out += 1;
             }

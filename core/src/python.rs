@@ -960,7 +960,7 @@ fn shared_check(check: Py<PyAny>) -> impl Fn() -> parser::RulesCheck + Sync {
 /// `jobs` threads, the GIL released. Returns the findings (as `auditor.notation.Finding`)
 /// and the counts: games, hands, cards, unscored hands, bytes.
 #[pyfunction]
-#[pyo3(signature = (path, start, end, first_line, first_game, jobs, rules_check, resolve, source=None))]
+#[pyo3(signature = (path, start, end, first_line, first_game, jobs, rules_check, resolve, source=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
 fn audit_file<'py>(
     py: Python<'py>,
@@ -973,6 +973,7 @@ fn audit_file<'py>(
     rules_check: Py<PyAny>,
     resolve: Py<PyAny>,
     source: Option<String>,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<(Bound<'py, PyList>, u64, u64, u64, u64, u64)> {
     use std::io::{Read, Seek};
     let check = shared_check(rules_check);
@@ -980,8 +981,10 @@ fn audit_file<'py>(
     let path_owned = path.to_string();
     let source = source.unwrap_or_else(|| path.to_string());
     let source_name = source.clone();
+    let failed = std::sync::Mutex::new(None);
+    let mut report = reporter(&progress, &failed);
     let summary = py
-        .detach(move || -> std::io::Result<crate::audit::Summary> {
+        .detach(|| -> std::io::Result<crate::audit::Summary> {
             let mut f = std::fs::File::open(&path_owned)?;
             f.seek(std::io::SeekFrom::Start(start))?;
             let input: Box<dyn Read + Send> = if end >= 0 {
@@ -998,9 +1001,13 @@ fn audit_file<'py>(
                 jobs,
                 &check,
                 &resolve,
+                &mut report,
             )
         })
         .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))?;
+    if let Some(e) = failed.lock().ok().and_then(|mut e| e.take()) {
+        return Err(e);
+    }
     Ok((
         findings_py(py, &summary, &source)?,
         summary.games,
@@ -1030,7 +1037,16 @@ fn audit_bytes<'py>(
     let summary = py
         .detach(move || {
             let input = std::io::Cursor::new(data);
-            audit_findings(input, &name, first_line, first_game, 1, &check, &resolve)
+            audit_findings(
+                input,
+                &name,
+                first_line,
+                first_game,
+                1,
+                &check,
+                &resolve,
+                &mut |_, _| {},
+            )
         })
         .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))?;
     findings_py(py, &summary, source)
@@ -1045,6 +1061,7 @@ fn audit_findings(
     jobs: usize,
     check: &(dyn Fn() -> parser::RulesCheck + Sync),
     resolve: &crate::audit::Resolver,
+    progress: &mut dyn FnMut(u64, u64),
 ) -> std::io::Result<crate::audit::Summary> {
     crate::audit::audit_stream(
         input,
@@ -1056,7 +1073,26 @@ fn audit_findings(
         resolve,
         &|| crate::audit::NoRows,
         &mut |_, _, _| {},
+        progress,
     )
+}
+
+/// Progress for Python: `progress(bytes, hands)` called with the GIL taken, once a piece of
+/// the stream (`audit::PIECE_BYTES`) is done. An exception it raises (Ctrl-C) stops the calls
+/// and is kept in `error`, for the caller to raise once the core is done.
+fn reporter<'a>(
+    progress: &'a Option<Py<PyAny>>,
+    error: &'a std::sync::Mutex<Option<PyErr>>,
+) -> impl FnMut(u64, u64) + 'a {
+    move |nbytes, hands| {
+        let Some(cb) = progress else { return };
+        let Ok(mut err) = error.lock() else { return };
+        if err.is_none() {
+            if let Err(e) = Python::attach(|py| cb.bind(py).call1((nbytes, hands)).map(|_| ())) {
+                *err = Some(e);
+            }
+        }
+    }
 }
 
 /// An audit's findings as `auditor.notation.Finding` objects, each naming `source`.
@@ -1145,7 +1181,7 @@ fn tables_py<'py>(py: Python<'py>, rows: &crate::tables::Rows) -> PyResult<Bound
 /// table -> column -> Arrow buffers) in input order, the same game twice kept once. Returns
 /// the findings as (game key, Finding), the game keys in order, the legacy keys, and the counts.
 #[pyfunction]
-#[pyo3(signature = (path, start, end, first_line, first_game, jobs, rules_check, resolve, schema, now_us, write, batch_hands, source=None))]
+#[pyo3(signature = (path, start, end, first_line, first_game, jobs, rules_check, resolve, schema, now_us, write, batch_hands, source=None, progress=None))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn import_file<'py>(
     py: Python<'py>,
@@ -1162,6 +1198,7 @@ fn import_file<'py>(
     write: Py<PyAny>,
     batch_hands: usize,
     source: Option<String>,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<(
     Bound<'py, PyList>,
     Vec<String>,
@@ -1195,6 +1232,8 @@ fn import_file<'py>(
     let mut ids: Vec<String> = Vec::new();
     let mut legacy: Vec<(String, String)> = Vec::new();
     let mut error: Option<PyErr> = None;
+    let failed = std::sync::Mutex::new(None);
+    let mut report = reporter(&progress, &failed);
     let summary = py
         .detach(|| -> std::io::Result<crate::audit::Summary> {
             let mut f = std::fs::File::open(&path_owned)?;
@@ -1249,12 +1288,13 @@ fn import_file<'py>(
                         }
                     }
                 },
+                &mut report,
             )?;
             flush(&mut out, &mut error);
             Ok(summary)
         })
         .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))?;
-    if let Some(e) = error {
+    if let Some(e) = error.or_else(|| failed.lock().ok().and_then(|mut e| e.take())) {
         return Err(e);
     }
     let c = classes(py)?;
