@@ -1053,6 +1053,7 @@ fn audit_bytes<'py>(
 }
 
 /// The audit of a stream for its findings and counts alone: no table rows.
+#[allow(clippy::too_many_arguments)]
 fn audit_findings(
     input: impl std::io::Read,
     source: &str,
