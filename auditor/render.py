@@ -205,7 +205,9 @@ def fit_rows(rows: Sequence[dict[str, Any]], columns: Sequence[str] | None, widt
             head = Text(_cell(r.get(cols[0])), style="bold")
             head.append(" = " + " ".join(_cell(r.get(c)) for c in cols[1:2]))
             out.append(head)
-            out.extend(Text(wrap(_cell(r.get(c)), "    ", "    ")) for c in cols[2:] if _cell(r.get(c)))
+            # the last column is the prose; any between are labelled
+            out.extend(Text(wrap(_cell(r.get(c)), "    " if c == cols[-1] else f"    {c}: ", "    "))
+                       for c in cols[2:] if _cell(r.get(c)))
         return out
     keys = [tuple(_cell(r.get(c)) for c in cols[:lead]) for r in rows]
     if len(set(keys)) < len(keys):

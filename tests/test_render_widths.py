@@ -43,6 +43,7 @@ COMMANDS = {
     "query schema": ["query", "--schema", "--data", "{club}"],
     "check": ["check", "{club}"],
     "replay": ["replay", str(SAMPLE_LOGS / "auction.pitch"), "--game", "thu-0108-1", "--hand", "5"],
+    "config": ["--isolated", "config"],
 }
 
 

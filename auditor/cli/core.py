@@ -25,11 +25,12 @@ from ..dataset import compact as compact_dataset
 
 sim = lazy("auditor.simulate")
 wh = lazy("auditor.warehouse")  # summarize_batch: the per-game counters each new batch gets (`auditor stats` reads them)
-from . import EXIT_CLEAN, EXIT_FAILED, EXIT_FINDINGS, app, fail
+from . import EXIT_CLEAN, EXIT_FAILED, EXIT_FINDINGS, app, fail, settings
 
 Paths = Annotated[list[str], typer.Argument(metavar="PATH", help="log files, folders (searched for *.pitch), or - for stdin")]
 RulesOpt = Annotated[str, typer.Option("--rules", metavar="RULES",
-                                       help="override every game's rules: a preset and/or key=value words")]
+                                       help="override every game's rules: a preset and/or key=value words "
+                                       "(not given: the configuration's rules)")]
 JobsOpt = Annotated[int, typer.Option("--jobs", "-j", metavar="N", min=1,
                                       help="threads of the compiled core", show_default="every core")]
 SchedulerOpt = Annotated[str | None, typer.Option("--scheduler", metavar="ADDRESS",
@@ -44,12 +45,31 @@ def check_format(fmt: str, allowed: tuple[str, ...]) -> None:
         raise fail(f"--format must be one of {', '.join(allowed)}, not {fmt!r}")
 
 
-def _check_rules(rules: str) -> None:
+def given(ctx: typer.Context, param: str) -> bool:
+    """Whether the option ``param`` was given on the command line (else the configuration may set it)."""
+    source = ctx.get_parameter_source(param)  # typer's own click: its ParameterSource, compared by name
+    return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
+
+
+def _check_rules(rules: str, ctx: typer.Context) -> str:
+    """The run's rules override: ``--rules``, else the configuration's; exit 2 if it is bad."""
+    if not given(ctx, "rules"):
+        return settings()["rules"]  # checked when the file was read
     if rules:
         try:
             resolve_rules("auction", rules)
         except RulesError as e:
             raise fail(f"bad --rules: {e}")
+    return rules
+
+
+def dataset_path(given: str | None, option: str) -> str:
+    """The dataset a command works on: the one given, else the configuration's ``data``."""
+    if given:
+        return given
+    if settings()["data"]:
+        return settings()["data"]
+    raise fail(f"give {option} (or set data = \"DATASET\" in auditor.toml: see `auditor config`)")
 
 
 def _total_bytes(paths: list[str]) -> int:
@@ -60,7 +80,10 @@ def _total_bytes(paths: list[str]) -> int:
 @app.command("import")
 def import_cmd(
     paths: Paths,
-    out: Annotated[str, typer.Option("--out", "-o", metavar="DATASET", help="dataset folder to create or add to")],
+    ctx: typer.Context,
+    out: Annotated[str | None, typer.Option("--out", "-o", metavar="DATASET",
+                                            help="dataset folder to create or add to (not given: the "
+                                            "configuration's data)")] = None,
     rules: RulesOpt = "",
     fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="summary as text or json")] = "text",
     jobs: JobsOpt = CORES,
@@ -68,7 +91,8 @@ def import_cmd(
 ) -> None:
     """Parse and audit logs into a Parquet dataset (idempotent, atomic)."""
     check_format(fmt, ("text", "json"))
-    _check_rules(rules)
+    rules = _check_rules(rules, ctx)
+    out = dataset_path(out, "--out DATASET")
     try:
         with progress_bar(_total_bytes(paths)) as tick:
             stats = import_paths(paths, out, override=rules, progress=tick, jobs=jobs, scheduler=scheduler,
@@ -100,7 +124,9 @@ def import_cmd(
 @app.command()
 def audit(
     paths: Paths,
-    fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="text, json, jsonl or csv")] = "text",
+    ctx: typer.Context,
+    fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="text, json, jsonl or csv (not given: "
+                                     "the configuration's format)")] = "text",
     select_: Annotated[list[str], typer.Option("--select", metavar="CODES",
                                                help="only codes starting with these (repeatable)")] = [],
     ignore: Annotated[list[str], typer.Option("--ignore", metavar="CODES",
@@ -121,9 +147,10 @@ def audit(
                                                help="write the report to FILE (atomically) instead of stdout")] = None,
 ) -> None:
     """Replay every hand and report revokes, illegal plays and scoring mistakes."""
+    fmt = fmt if given(ctx, "fmt") else settings()["format"]
     check_format(fmt, ("text", "json", "jsonl", "csv"))
-    _check_rules(rules)
-    sel, ign = _codes(select_), _codes(ignore)
+    rules = _check_rules(rules, ctx)
+    sel, ign = _codes(select_, "select"), _codes(ignore, "ignore")
     if unsafe_fixes and not fix_:
         raise fail("--unsafe-fixes goes with --fix (or use `auditor fix --unsafe-fixes`)")
     fix_failed = False
@@ -187,8 +214,11 @@ def audit(
     raise typer.Exit(EXIT_FAILED if fix_failed else EXIT_FINDINGS if found else EXIT_CLEAN)
 
 
-def _codes(values: list[str]) -> list[str]:
-    """``--select``/``--ignore`` values, split on commas; a prefix no code has is refused."""
+def _codes(values: list[str], key: str) -> list[str]:
+    """``--select``/``--ignore`` values, split on commas (none given: the configuration's ``key``); a prefix
+    no code has is refused."""
+    if not values:
+        return list(settings()[key])
     out = [s for v in values for s in v.split(",") if s]
     for prefix in out:  # a mistyped prefix would otherwise pass a CI gate silently
         if not any(c.startswith(prefix.upper()) for c in CATALOG):
@@ -268,6 +298,7 @@ def _fix_summary(done, diff: bool) -> str:
 
 @app.command()
 def fix(
+    ctx: typer.Context,
     paths: Paths,
     diff: Annotated[bool, typer.Option("--diff",
                                        help="print a unified diff of the fixes and write nothing")] = False,
@@ -285,8 +316,9 @@ def fix(
 ) -> None:
     """Correct the score sheet in the log itself: safe fixes (totals, winner), unsafe ones with --unsafe-fixes."""
     check_format(fmt, ("text", "json"))
-    _check_rules(rules)
-    raise typer.Exit(_fix_files(paths, diff=diff, unsafe=unsafe_fixes, sel=_codes(select_), ign=_codes(ignore),
+    rules = _check_rules(rules, ctx)
+    raise typer.Exit(_fix_files(paths, diff=diff, unsafe=unsafe_fixes, sel=_codes(select_, "select"),
+                                ign=_codes(ignore, "ignore"),
                                 annotate=annotate, rules=rules, fmt=fmt))
 
 
@@ -437,10 +469,11 @@ def simulate(
 
 @app.command()
 def compact(
-    dataset: Annotated[str, typer.Argument(help="dataset folder")],
+    dataset: Annotated[str | None, typer.Argument(help="dataset folder (default: the configuration's data)")] = None,
     rows: Annotated[int, typer.Option("--rows", metavar="N", min=1, help="plays rows per merged batch")] = 2_000_000,
 ) -> None:
     """Merge a dataset's small batches into larger ones (atomic; readers see the old or the new)."""
+    dataset = dataset_path(dataset, "the DATASET")
     if not Path(dataset, "current").exists():
         raise fail(f"{dataset} is not a dataset (no `current` link): import something into it first")
     try:
@@ -452,7 +485,7 @@ def compact(
 
 @app.command()
 def check(
-    dataset: Annotated[str, typer.Argument(help="dataset folder")],
+    dataset: Annotated[str | None, typer.Argument(help="dataset folder (default: the configuration's data)")] = None,
     repair: Annotated[bool, typer.Option("--repair",
                                          help="roll back an interrupted publish and remove the "
                                          "left-overs (never a published game)")] = False,
@@ -461,6 +494,7 @@ def check(
     """Verify a dataset file by file against its manifest and checksums; exit 0 sound, 1 problems, 2 no dataset."""
     from ..check import CheckError, check_dataset, repair_dataset
 
+    dataset = dataset_path(dataset, "the DATASET")
     check_format(fmt, ("text", "json"))
     try:
         report = repair_dataset(dataset) if repair else check_dataset(dataset)
@@ -482,3 +516,24 @@ def check(
         verdict = "sound" if not report.problems else f"{len(report.problems)} problem(s)"
         say(err, f"{dataset}: {gen}, {report.batches} batch(es), {report.files} file(s) checked: {verdict}")
     raise typer.Exit(EXIT_FINDINGS if report.problems else EXIT_CLEAN)
+
+
+@app.command("config")
+def config_cmd(
+    fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="table or json")] = "table",
+) -> None:
+    """Show the configuration in force: each setting, its value and where it came from."""
+    from ..config import describe
+
+    check_format(fmt, ("table", "json"))
+    cfg = settings()
+    rows = describe(cfg)
+    if fmt == "json":
+        typer.echo(json.dumps({"file": str(cfg.path) if cfg.path else None, "settings": rows}, indent=2))
+        return
+    say(stderr_console(), f"configuration file: {cfg.path}" if cfg.path else
+        "configuration file: none (auditor.toml, or [tool.auditor] in pyproject.toml, from here upwards; "
+        "every setting is its default)")
+    shown = [{"key": r["key"], "value": json.dumps(r["value"]), "from": r["origin"], "meaning": r["meaning"]}
+             for r in rows]
+    emit_rows(shown, "table", columns=["key", "value", "from", "meaning"], keyed=True)

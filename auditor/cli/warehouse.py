@@ -19,7 +19,7 @@ from ..render import emit_rows, fit_rows, print_fitted, rich_table, say, stderr_
 from ..rules import PRESETS
 from ..warehouse import STAT_UNITS, QueryRefused, Warehouse, WarehouseError, check_read_only, open_data, run_query, \
     schema_rows, stats as league_table
-from . import app, fail
+from . import app, fail, settings
 
 OUT_FORMATS = ("table", "csv", "json", "jsonl", "parquet")
 FormatOpt = Annotated[str, typer.Option("--format", metavar="FORMAT", help="table, csv, json, jsonl or parquet")]
@@ -132,7 +132,8 @@ def _note_import(wh: Warehouse) -> None:
 
 @app.command()
 def stats(
-    paths: Annotated[list[str], typer.Argument(metavar="DATA", help="a dataset folder, or log files / folders to read on the fly")],
+    paths: Annotated[list[str] | None, typer.Argument(metavar="DATA", help="a dataset folder, or log files / folders to "
+                                                      "read on the fly (default: the configuration's data)")] = None,
     by: Annotated[str, typer.Option("--by", metavar="UNIT", help="player, or team (partnership sides)")] = "player",
     game: Annotated[str | None, typer.Option("--game", metavar="GAME",
                                              help="only this game (its name or game_id)")] = None,
@@ -155,6 +156,11 @@ def stats(
 
     Every column is defined in docs/stats.md (and auditor/sql/40_stats.sql).
     """
+    if not paths:
+        if not settings()["data"]:
+            raise fail("give DATA: a dataset folder or logs (or set data = \"DATASET\" in auditor.toml: see "
+                       "`auditor config`)")
+        paths = [settings()["data"]]
     if by not in STAT_UNITS:
         raise fail(f"--by must be player or team, not {by!r}")
     if rules is not None and rules not in PRESETS:
@@ -214,6 +220,8 @@ def query(
     """
     _check_format(fmt, output)
     text = None if schema else _read_sql(sql)
+    if not data and settings()["data"]:
+        data = [settings()["data"]]
     if not data and not schema:
         say(stderr_console(), "no --data given: the views are empty")
     try:
