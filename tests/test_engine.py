@@ -306,7 +306,8 @@ def test_messages_that_apply_a_rule_key_name_the_key_and_its_value():
              "partnership/D203_joker": "deck=52",
              "sell/S602_counted_up": "count_down=on",
              "auction/S601_low_to_taker": "Low: Ann held 4S (low=holder)",
-             "sell/D202_seven_cards": "deal_size=6"}
+             "sell/D202_seven_cards": "deal_size=6",
+             "auction/A301_missing_bidder": "auction=once-round"}
     for case, key in cases.items():
         _, found = _golden(case)
         assert found and all(key in f.message for f in found), (case, [f.message for f in found])

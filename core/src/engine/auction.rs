@@ -151,7 +151,8 @@ pub fn auction(
                 prep,
                 Code::A301,
                 format!(
-                    "the auction is missing {names}: every player speaks once, passes included"
+                    "the auction is missing {names}: with auction={} every player speaks once, passes included",
+                    rules.auction.word()
                 ),
                 1,
                 seats.name(missing.first().copied().unwrap_or(-1)),
@@ -176,7 +177,7 @@ pub fn auction(
                 prep,
                 Code::A308,
                 format!(
-                    "{who} says {}, which only the eldest hand says, last, in a selling auction",
+                    "{who} says {}, which only the eldest hand says, last, in a selling auction (auction=sell)",
                     py_repr(w)
                 ),
                 b.column,
