@@ -63,6 +63,8 @@ DERIVED = tuple(t for t, spec in load_schema_doc()["tables"].items() if spec.get
 Summarize = Callable[[Path], None]
 #: Told the bytes read and the hands audited so far, as they grow.
 Progress = Callable[[int, int], None]
+#: The least time between two calls of a ``progress`` from the core, in seconds (a bar redraws ten times a second).
+PROGRESS_EVERY = 0.1
 
 
 class DatasetError(OSError):
@@ -428,7 +430,7 @@ def audit_chunk(chunk: Chunk, source: str, override: str, jobs: int, out: TaskRe
         return 0
     found, games, hands, cards, unscored, nbytes = _core.audit_file(
         chunk.path, chunk.start, chunk.end, chunk.first_line, chunk.first_game, jobs, _rules_check,
-        rules_resolver(override), source, progress)
+        rules_resolver(override), source, progress, PROGRESS_EVERY)
     out.findings.extend((None, f) for f in found)
     out.game_ids.extend([""] * games)
     out.hands += hands
@@ -500,7 +502,7 @@ def import_chunk(chunk: Chunk, source: str, override: str, jobs: int, writer: Ba
     try:
         _, ids, legacy, games, hands, cards, unscored, nbytes = _core.import_file(
             chunk.path, chunk.start, chunk.end, chunk.first_line, chunk.first_game, jobs, _rules_check,
-            rules_resolver(override), schema, now_us, write, BATCH_HANDS, source, progress)
+            rules_resolver(override), schema, now_us, write, BATCH_HANDS, source, progress, PROGRESS_EVERY)
     finally:
         queue.put(None)
         thread.join()

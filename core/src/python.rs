@@ -960,7 +960,7 @@ fn shared_check(check: Py<PyAny>) -> impl Fn() -> parser::RulesCheck + Sync {
 /// `jobs` threads, the GIL released. Returns the findings (as `auditor.notation.Finding`)
 /// and the counts: games, hands, cards, unscored hands, bytes.
 #[pyfunction]
-#[pyo3(signature = (path, start, end, first_line, first_game, jobs, rules_check, resolve, source=None, progress=None))]
+#[pyo3(signature = (path, start, end, first_line, first_game, jobs, rules_check, resolve, source=None, progress=None, progress_every=0.1))]
 #[allow(clippy::too_many_arguments)]
 fn audit_file<'py>(
     py: Python<'py>,
@@ -974,6 +974,7 @@ fn audit_file<'py>(
     resolve: Py<PyAny>,
     source: Option<String>,
     progress: Option<Py<PyAny>>,
+    progress_every: f64,
 ) -> PyResult<(Bound<'py, PyList>, u64, u64, u64, u64, u64)> {
     use std::io::{Read, Seek};
     let check = shared_check(rules_check);
@@ -981,8 +982,11 @@ fn audit_file<'py>(
     let path_owned = path.to_string();
     let source = source.unwrap_or_else(|| path.to_string());
     let source_name = source.clone();
-    let failed = std::sync::Mutex::new(None);
-    let mut report = reporter(&progress, &failed);
+    let (failed, last) = (
+        std::sync::Mutex::new(None),
+        std::sync::Mutex::new((None, 0)),
+    );
+    let report = reporter(&progress, progress_every, &failed, &last);
     let summary = py
         .detach(|| -> std::io::Result<crate::audit::Summary> {
             let mut f = std::fs::File::open(&path_owned)?;
@@ -1001,7 +1005,7 @@ fn audit_file<'py>(
                 jobs,
                 &check,
                 &resolve,
-                &mut report,
+                &report,
             )
         })
         .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))?;
@@ -1045,7 +1049,7 @@ fn audit_bytes<'py>(
                 1,
                 &check,
                 &resolve,
-                &mut |_, _| {},
+                &|_, _, _| {},
             )
         })
         .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))?;
@@ -1062,7 +1066,7 @@ fn audit_findings(
     jobs: usize,
     check: &(dyn Fn() -> parser::RulesCheck + Sync),
     resolve: &crate::audit::Resolver,
-    progress: &mut dyn FnMut(u64, u64),
+    progress: &(dyn Fn(u64, u64, bool) + Sync),
 ) -> std::io::Result<crate::audit::Summary> {
     crate::audit::audit_stream(
         input,
@@ -1078,15 +1082,32 @@ fn audit_findings(
     )
 }
 
-/// Progress for Python: `progress(bytes, hands)` called with the GIL taken, once a piece of
-/// the stream (`audit::PIECE_BYTES`) is done. An exception it raises (Ctrl-C) stops the calls
-/// and is kept in `error`, for the caller to raise once the core is done.
+/// Progress for Python: `progress(bytes, hands)` called with the GIL taken, from whichever
+/// worker reports (see `audit::audit_stream`), at most once every `every` seconds but always
+/// at the end. An exception it raises (Ctrl-C) stops the calls and is kept in `error`, for the
+/// caller to raise once the core is done.
 fn reporter<'a>(
     progress: &'a Option<Py<PyAny>>,
+    every: f64,
     error: &'a std::sync::Mutex<Option<PyErr>>,
-) -> impl FnMut(u64, u64) + 'a {
-    move |nbytes, hands| {
+    last: &'a std::sync::Mutex<(Option<std::time::Instant>, u64)>,
+) -> impl Fn(u64, u64, bool) + Sync + 'a {
+    let every = std::time::Duration::from_secs_f64(every.clamp(0.0, 60.0));
+    move |nbytes, hands, done| {
         let Some(cb) = progress else { return };
+        // one worker reports at a time; the others go on with their slices
+        let Some(mut at) = (if done {
+            last.lock().ok()
+        } else {
+            last.try_lock().ok()
+        }) else {
+            return;
+        };
+        // never backwards: two workers may count before and report after each other
+        if nbytes < at.1 || (!done && at.0.is_some_and(|t| t.elapsed() < every)) {
+            return;
+        }
+        *at = (Some(std::time::Instant::now()), nbytes);
         let Ok(mut err) = error.lock() else { return };
         if err.is_none() {
             if let Err(e) = Python::attach(|py| cb.bind(py).call1((nbytes, hands)).map(|_| ())) {
@@ -1182,7 +1203,7 @@ fn tables_py<'py>(py: Python<'py>, rows: &crate::tables::Rows) -> PyResult<Bound
 /// table -> column -> Arrow buffers) in input order, the same game twice kept once. Returns
 /// the findings as (game key, Finding), the game keys in order, the legacy keys, and the counts.
 #[pyfunction]
-#[pyo3(signature = (path, start, end, first_line, first_game, jobs, rules_check, resolve, schema, now_us, write, batch_hands, source=None, progress=None))]
+#[pyo3(signature = (path, start, end, first_line, first_game, jobs, rules_check, resolve, schema, now_us, write, batch_hands, source=None, progress=None, progress_every=0.1))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn import_file<'py>(
     py: Python<'py>,
@@ -1200,6 +1221,7 @@ fn import_file<'py>(
     batch_hands: usize,
     source: Option<String>,
     progress: Option<Py<PyAny>>,
+    progress_every: f64,
 ) -> PyResult<(
     Bound<'py, PyList>,
     Vec<String>,
@@ -1233,8 +1255,11 @@ fn import_file<'py>(
     let mut ids: Vec<String> = Vec::new();
     let mut legacy: Vec<(String, String)> = Vec::new();
     let mut error: Option<PyErr> = None;
-    let failed = std::sync::Mutex::new(None);
-    let mut report = reporter(&progress, &failed);
+    let (failed, last) = (
+        std::sync::Mutex::new(None),
+        std::sync::Mutex::new((None, 0)),
+    );
+    let report = reporter(&progress, progress_every, &failed, &last);
     let summary = py
         .detach(|| -> std::io::Result<crate::audit::Summary> {
             let mut f = std::fs::File::open(&path_owned)?;
@@ -1289,7 +1314,7 @@ fn import_file<'py>(
                         }
                     }
                 },
-                &mut report,
+                &report,
             )?;
             flush(&mut out, &mut error);
             Ok(summary)
