@@ -40,7 +40,6 @@ COMMANDS = {
     "rules NAME": ["rules", "tenpoint52"],
     "stats": ["stats", "{club}"],
     "query": ["query", "--data", "{club}", "SELECT * FROM hands ORDER BY game_id, hand LIMIT 4"],
-    "query schema": ["query", "--schema", "--data", "{club}"],
     "check": ["check", "{club}"],
     "replay": ["replay", str(SAMPLE_LOGS / "auction.pitch"), "--game", "thu-0108-1", "--hand", "5"],
     "config": ["--isolated", "config"],
