@@ -61,6 +61,10 @@ KEEP_GENERATIONS = 2  # a reader that opened the previous generation can finish 
 DERIVED = tuple(t for t, spec in load_schema_doc()["tables"].items() if spec.get("derived"))
 
 Summarize = Callable[[Path], None]
+#: Told the bytes read and the hands audited so far, as they grow.
+Progress = Callable[[int, int], None]
+#: The least time between two calls of a ``progress`` from the core, in seconds (a bar redraws ten times a second).
+PROGRESS_EVERY = 0.1
 
 
 class DatasetError(OSError):
@@ -416,15 +420,17 @@ def _sniff(chunk: Chunk, source: str) -> Finding | None:
         return _not_text(f.read(_core.SNIFF_BYTES), source)
 
 
-def audit_chunk(chunk: Chunk, source: str, override: str, jobs: int, out: TaskResult) -> int:
-    """Parse and audit one chunk in the core on ``jobs`` threads; its findings and counts go to ``out``."""
+def audit_chunk(chunk: Chunk, source: str, override: str, jobs: int, out: TaskResult,
+                progress: Progress | None = None) -> int:
+    """Parse and audit one chunk in the core on ``jobs`` threads; its findings and counts go to ``out``.
+    ``progress`` is told the chunk's bytes and hands done as the core reads it."""
     binary = _sniff(chunk, source)
     if binary is not None:
         out.findings.append((None, binary))
         return 0
     found, games, hands, cards, unscored, nbytes = _core.audit_file(
         chunk.path, chunk.start, chunk.end, chunk.first_line, chunk.first_game, jobs, _rules_check,
-        rules_resolver(override), source)
+        rules_resolver(override), source, progress, PROGRESS_EVERY)
     out.findings.extend((None, f) for f in found)
     out.game_ids.extend([""] * games)
     out.hands += hands
@@ -456,7 +462,7 @@ def arrow_tables(columns: dict[str, dict[str, tuple]]) -> dict[str, pa.Table]:
 
 
 def import_chunk(chunk: Chunk, source: str, override: str, jobs: int, writer: BatchWriter, now: dt.datetime,
-                 out: TaskResult) -> int:
+                 out: TaskResult, progress: Progress | None = None) -> int:
     """Parse, audit and write one chunk's tables in the core on ``jobs`` threads; returns its games."""
     binary = _sniff(chunk, source)
     if binary is not None:
@@ -496,7 +502,7 @@ def import_chunk(chunk: Chunk, source: str, override: str, jobs: int, writer: Ba
     try:
         _, ids, legacy, games, hands, cards, unscored, nbytes = _core.import_file(
             chunk.path, chunk.start, chunk.end, chunk.first_line, chunk.first_game, jobs, _rules_check,
-            rules_resolver(override), schema, now_us, write, BATCH_HANDS, source)
+            rules_resolver(override), schema, now_us, write, BATCH_HANDS, source, progress, PROGRESS_EVERY)
     finally:
         queue.put(None)
         thread.join()
@@ -529,20 +535,25 @@ def _readable(chunk: Chunk) -> Iterator[tuple[Chunk, str]]:
         yield replace(chunk, path=tmp.name), "<stdin>"
 
 
-def run_task(chunks: list[Chunk], override: str = "", staging: str | None = None, jobs: int = 1) -> TaskResult:
+def run_task(chunks: list[Chunk], override: str = "", staging: str | None = None, jobs: int = 1,
+             progress: Progress | None = None) -> TaskResult:
     """Parse and audit some chunks in the core on ``jobs`` threads; write their tables as one staged
-    batch when ``staging`` is given."""
+    batch when ``staging`` is given. ``progress`` is told the task's bytes and hands done as the core
+    reads them (a local run: a Dask worker has nobody to tell)."""
     now = dt.datetime.now(dt.timezone.utc)
     out = TaskResult(chunks, [], None)
     writer = BatchWriter(Path(staging)) if staging else None
     try:
         for chunk in chunks:
+            # the chunk's own counts, after those of the task's chunks before it
+            within = None if progress is None else \
+                lambda nbytes, hands, b=out.bytes, h=out.hands: progress(b + nbytes, h + hands)
             try:
                 with _readable(chunk) as (readable, source):
                     if writer is not None:
-                        games = import_chunk(readable, source, override, jobs, writer, now, out)
+                        games = import_chunk(readable, source, override, jobs, writer, now, out, within)
                     else:
-                        games = audit_chunk(readable, source, override, jobs, out)
+                        games = audit_chunk(readable, source, override, jobs, out, within)
             except OSError as e:
                 f = Finding("E100", f"cannot read {chunk.path}: {e.strerror or e}", chunk.path, 0, 0)
                 if writer is not None:
@@ -637,7 +648,7 @@ class _Runner:
 
 def process(paths: Iterable[str], *, override: str = "", out: str | Path | None = None, jobs: int = 1,
             scheduler=None,
-            progress: Callable[[int], None] | None = None, summarize: Summarize | None = None) -> ImportStats:
+            progress: Progress | None = None, summarize: Summarize | None = None) -> ImportStats:
     """Parse and audit ``paths``; with ``out``, add them to that dataset.
 
     The one pipeline behind ``import``, ``audit`` and the on-the-fly datasets of
@@ -649,17 +660,21 @@ def process(paths: Iterable[str], *, override: str = "", out: str | Path | None 
     files, missing = expand_paths(paths)
     stats = ImportStats(files=len(files))
     stats.findings.extend(missing)
+    done = _Done()
     if scheduler is None:
         # one process: each task parsed, audited (and turned into rows) by the core on `jobs` threads
         tasks = [[Chunk(f)] for f in files] if out is None else plan_tasks(files, CHUNK_BYTES)
 
         def run(tasks: list[list[Chunk]], args: tuple) -> Iterator[TaskResult]:
-            return (run_task(t, *args, jobs=jobs) for t in tasks)
+            # within a task the core reports as it reads; `_collect` adds the tasks done before it
+            return (run_task(t, *args, jobs=jobs, progress=None if progress is None else
+                             lambda nbytes, hands: progress(done.bytes + nbytes, done.hands + hands))
+                    for t in tasks)
     else:
         tasks = plan_tasks(files, CHUNK_BYTES)
         run = _Runner(jobs, scheduler).run
     if out is None:
-        _collect(stats, run(tasks, (override, None)), set(), override, None, progress)
+        _collect(stats, run(tasks, (override, None)), set(), override, None, progress, done)
         return stats
     root = Path(out)
     _check_dataset_path(root)
@@ -672,7 +687,7 @@ def process(paths: Iterable[str], *, override: str = "", out: str | Path | None 
             staging.mkdir()
             known = known_game_ids(root)
             new = _collect(stats, run(tasks, (override, str(staging))), known, override,
-                           staging, progress)
+                           staging, progress, done)
             drop: list[str] = []
             if new:
                 replaced, rewritten, drop = _supersede(root, staging, new)
@@ -702,12 +717,25 @@ def _summarize(staging: Path, batches: Iterable[str], summarize: Summarize | Non
             summarize(staging / b)
 
 
+@dataclass
+class _Done:
+    """The bytes and hands of the tasks finished so far."""
+
+    bytes: int = 0
+    hands: int = 0
+
+    def add(self, res: TaskResult, progress: Progress | None) -> None:
+        self.bytes += res.bytes
+        self.hands += res.hands
+        if progress is not None:
+            progress(self.bytes, self.hands)
+
+
 def _collect(stats: ImportStats, results: Iterator[TaskResult], known: set[str],
-             override: str, staging: Path | None, progress) -> dict[str, dict]:
+             override: str, staging: Path | None, progress: Progress | None, done: _Done) -> dict[str, dict]:
     """Merge task results in order: skip known games, check game numbering, gather findings."""
     new: dict[str, dict] = {}
     games_before: dict[str, int] = {}
-    done = 0
     for res in results:
         res = _renumber_if_needed(res, games_before, override, staging)
         stats.games += len(res.game_ids)
@@ -717,9 +745,7 @@ def _collect(stats: ImportStats, results: Iterator[TaskResult], known: set[str],
         if staging is None:  # auditing only: every copy of a game is reported where it stands
             stats.games_new += len(res.game_ids)
             stats.findings.extend(f for _, f in res.findings)
-            done += res.bytes
-            if progress is not None:
-                progress(done)
+            done.add(res, progress)
             continue
         keep = {k for k in res.game_ids if k not in known and res.legacy_ids.get(k) not in known}
         stats.games_skipped += len(res.game_ids) - len(keep)
@@ -735,9 +761,7 @@ def _collect(stats: ImportStats, results: Iterator[TaskResult], known: set[str],
             if batch is not None:
                 new[batch] = {"games": len(keep), "hands": res.hands, "files": sorted({c.path for c in res.chunks}),
                               "schema_version": SCHEMA_VERSION}
-        done += res.bytes
-        if progress is not None:
-            progress(done)
+        done.add(res, progress)
     return new
 
 
@@ -841,7 +865,7 @@ def _check_dataset_path(root: Path) -> None:
 
 
 def import_paths(paths: Iterable[str], out: str | Path, *, override: str = "",
-                 jobs: int = 1, scheduler=None, progress: Callable[[int], None] | None = None,
+                 jobs: int = 1, scheduler=None, progress: Progress | None = None,
                  summarize: Summarize | None = None) -> ImportStats:
     """Parse, audit and add ``paths`` to the dataset at ``out``: atomic and idempotent.
 

@@ -157,6 +157,8 @@ class HandScore:
     top_word: str = "smudge"  # what the table calls the top bid
     takeover: bool = False  # pitching: the dealer took over a pitch
     moon_from: int | None = None  # a made moon: the sheet's total it jumped from
+    contract_rule: str = ""  # the rule that decided a top-bid contract, naming its key (the core's words)
+    out_why: str = ""  # why went_out won the game in this hand, naming the rule (the core's words)
 
     def held(self, player: str, trick: int) -> list[int]:
         """The cards ``player`` held as trick ``trick`` (1-based) began; trick 1 gives the hand as dealt
@@ -224,10 +226,11 @@ def _hand_score(game: Game, h, d: dict, names: list[str], sides: list[str], side
         hs.counts, hs.tricks_won, hs.made = per_side(d["counts"]), per_side(d["tricks_won"]), per_side(d["made"])
         hs.contract_made, hs.smudge, hs.saved_by_revoke = d["contract_made"], d["smudge"], d["saved_by_revoke"]
         hs.takeover, hs.moon_from = d["takeover"], d["moon_from"]
+        hs.contract_rule = d["contract_rule"]
         hs.set_back = {s: v for s, v in zip(sides, d["set_back"]) if v > 0}
         if d["seller"] >= 0:
             hs.sale, hs.seller = d["sale"], side(side_of[d["seller"]])
-    hs.went_out = side(d["went_out"])
+    hs.went_out, hs.out_why = side(d["went_out"]), d["out_why"]
     return hs
 
 

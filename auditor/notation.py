@@ -258,6 +258,9 @@ class Hand:
     total: ScoreLine | None = None
     notes: tuple[Note, ...] = ()
     misdeal: Marker | None = None
+    #: statements that unknown lines of the hand were a misspelling of (``bisd``: ``bids``); like the
+    #: positions, a trace of the text (the lines are not written back), not of the hand
+    misread: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def end_line(self) -> int:

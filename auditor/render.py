@@ -111,15 +111,17 @@ def _plain(v: Any) -> Any:
     return v
 
 
-def rich_table(rows: Sequence[dict[str, Any]], columns: Sequence[str] | None = None, title: str | None = None) -> Table:
-    """Rows as a rich table; numbers right-aligned, floats to two places."""
+def rich_table(rows: Sequence[dict[str, Any]], columns: Sequence[str] | None = None, title: str | None = None,
+               widths: Sequence[int] | None = None) -> Table:
+    """Rows as a rich table; numbers right-aligned, floats to two places; ``widths`` fixes each column's."""
     cols = list(columns or (rows[0].keys() if rows else []))
     from rich.table import Table
 
     t = Table(title=title, show_lines=False, header_style="bold")
     for i, c in enumerate(cols):
         numeric = any(isinstance(r.get(c), int | float) and not isinstance(r.get(c), bool) for r in rows)
-        t.add_column(c, justify="right" if numeric else "left", overflow="fold", no_wrap=i == 0)
+        t.add_column(c, justify="right" if numeric else "left", overflow="fold", no_wrap=i == 0 and widths is None,
+                     width=None if widths is None else widths[i])
     for r in rows:
         t.add_row(*(_cell(r.get(c)) for c in cols))
     return t
@@ -143,9 +145,128 @@ def _cell(v: Any) -> str:
     return str(v)
 
 
+#: A column wrapped narrower than this (and than its text) is hard to read: the table folds instead.
+READABLE = 20
+
+
+def _column_widths(rows: Sequence[dict[str, Any]], cols: Sequence[str]) -> tuple[list[int], list[int]]:
+    """Per column: the width its longest cell (or header) needs, and its longest word."""
+    natural, longest_word = [], []
+    for c in cols:
+        texts = [c, *(_cell(r.get(c)) for r in rows)]
+        natural.append(max(len(t) for t in texts))
+        longest_word.append(max((len(w) for t in texts for w in t.split()), default=1))
+    return natural, longest_word
+
+
+def _fit(natural: list[int], words: list[int], width: int) -> list[int] | None:
+    """Column widths for a table of ``width`` columns that breaks no word and wraps no column
+    unreadably narrow; ``None`` when there are none."""
+    room = width - (3 * len(natural) + 1)  # each column's padding and border, and the last border
+    if sum(natural) <= room:
+        return list(natural)
+    if sum(words) > room:
+        return None
+    # every column gets its longest word, the rest goes where the text is longest
+    out, spare = list(words), room - sum(words)
+    want = [n - w for n, w in zip(natural, words)]
+    total = sum(want) or 1
+    for i, x in enumerate(want):
+        out[i] += min(x, spare * x // total)
+    if any(o < min(n, max(w, READABLE)) for o, n, w in zip(out, natural, words)):
+        return None
+    return out
+
+
+def fit_rows(rows: Sequence[dict[str, Any]], columns: Sequence[str] | None, width: int,
+             title: str | None = None, keyed: bool = False, lead: int = 1) -> list[Any]:
+    """Renderables that show ``rows`` within ``width`` columns without breaking a word.
+
+    The table whole when it fits (its long cells wrapped at spaces if need be); else the table
+    cut into several, each led by the first column (a preset matrix, the stats); else, where even
+    one column beside the first does not fit, each row as a block of ``column: value`` lines.
+    ``keyed`` rows (a key, its value, then prose) fold straight to ``key = value`` lines with the
+    prose indented below, rather than to a table of narrow prose. The first ``lead`` columns say
+    which row is which, and lead every table cut from the whole; where they do not tell the rows
+    apart, a row number ``#`` leads as well.
+    """
+    from rich.text import Text
+    import textwrap
+
+    cols = list(columns or (rows[0].keys() if rows else []))
+    if not cols:
+        return []
+    natural, words = _column_widths(rows, cols)
+    fitted = _fit(natural, words, width)
+    if fitted is not None and (not keyed or fitted == natural or min(fitted[2:], default=READABLE * 2) >= 2 * READABLE):
+        return [rich_table(rows, cols, title, None if fitted == natural else fitted)]
+
+    def wrap(text: str, first: str, rest: str) -> str:
+        return textwrap.fill(text, width, initial_indent=first, subsequent_indent=rest, break_long_words=False,
+                             break_on_hyphens=False)
+
+    out: list[Any] = [Text(wrap(title, "", ""), style="bold")] if title else []
+    if keyed:
+        for r in rows:
+            head = Text(_cell(r.get(cols[0])), style="bold")
+            head.append(" = " + " ".join(_cell(r.get(c)) for c in cols[1:2]))
+            out.append(head)
+            # the last column is the prose; any between are labelled
+            out.extend(Text(wrap(_cell(r.get(c)), "    " if c == cols[-1] else f"    {c}: ", "    "))
+                       for c in cols[2:] if _cell(r.get(c)))
+        return out
+    keys = [tuple(_cell(r.get(c)) for c in cols[:lead]) for r in rows]
+    if len(set(keys)) < len(keys):
+        rows = [{"#": i, **r} for i, r in enumerate(rows, 1)]
+        cols, lead = ["#", *cols], lead + 1
+        natural, words = [len(str(len(rows))), *natural], [len(str(len(rows))), *words]
+    head = list(range(lead))
+    groups: list[list[int]] = []
+    for j in range(lead, len(cols)):
+        if groups and _fit([natural[i] for i in groups[-1] + [j]], [words[i] for i in groups[-1] + [j]], width):
+            groups[-1].append(j)
+        elif _fit([natural[i] for i in head + [j]], [words[i] for i in head + [j]], width):
+            groups.append(head + [j])
+        else:
+            groups = []
+            break
+    if groups:
+        out: list[Any] = []
+        for k, g in enumerate(groups):
+            widths = _fit([natural[i] for i in g], [words[i] for i in g], width)
+            out.append(rich_table(rows, [cols[i] for i in g], title if k == 0 else None,
+                                  None if widths == [natural[i] for i in g] else widths))
+        return out
+    for r in rows:
+        out.append(Text(" ".join(_cell(r.get(c)) for c in cols[:lead]) or "-", style="bold"))
+        out.extend(Text(wrap(_cell(r.get(c)) or "-", f"  {c}: ", "      ")) for c in cols[lead:])
+    return out
+
+
+def print_glossary(console: Console, entries: Iterable[tuple[str, str]]) -> None:
+    """``term: meaning`` lines, each wrapped at the console's width under a hanging indent."""
+    import textwrap
+
+    from rich.text import Text
+
+    for term, meaning in entries:
+        text = textwrap.fill(f"{term}: {meaning}", console.width, subsequent_indent="    ", break_long_words=False,
+                             break_on_hyphens=False)
+        line = Text(text)
+        line.stylize("bold", 0, len(term))
+        console.print(line, soft_wrap=True)
+
+
+def print_fitted(console: Console, renderables: Sequence[Any]) -> None:
+    """Print what :func:`fit_rows` made."""
+    for r in renderables:
+        console.print(r)
+
+
 def emit_rows(rows: Sequence[dict[str, Any]], fmt: str, output: str | None = None,
-              columns: Sequence[str] | None = None, title: str | None = None, schema: pa.Schema | None = None) -> None:
-    """Print (or write to ``output``) rows in the chosen format."""
+              columns: Sequence[str] | None = None, title: str | None = None, schema: pa.Schema | None = None,
+              keyed: bool = False, lead: int = 1) -> None:
+    """Print (or write to ``output``) rows in the chosen format (``keyed``, ``lead``: see :func:`fit_rows`)."""
     if fmt in ("table", "text"):
         table = rich_table(rows, columns, title)
         if output:
@@ -153,10 +274,9 @@ def emit_rows(rows: Sequence[dict[str, Any]], fmt: str, output: str | None = Non
             Console(file=buf, width=_natural_width(table), no_color=True).print(table)
             write_atomic(output, buf.getvalue().encode("utf-8"))
         else:
+            # the terminal's width, or COLUMNS (honoured when piped too), else rich's 80
             con = stdout_console()
-            if not con.is_terminal:  # a pipe or a file has no width to fit: print the table whole
-                con = stdout_console(width=_natural_width(table))
-            con.print(table)
+            print_fitted(con, fit_rows(rows, columns, con.width, title, keyed, lead))
         return
     data = rows_to_bytes(rows, fmt, columns, schema)
     if output:
@@ -172,25 +292,49 @@ def emit_rows(rows: Sequence[dict[str, Any]], fmt: str, output: str | None = Non
 
 
 @contextmanager
-def progress_bar(total_bytes: int, label: str = "importing"):
-    """A progress bar on stderr for long runs; silent when stderr is not a terminal.
+def progress_bar(total_bytes: int, label: str = "importing", console: Console | None = None):
+    """A progress bar on stderr: the bytes read of ``total_bytes`` and the hands audited, redrawn
+    ten times a second; silent when stderr is not a terminal.
 
-    Yields a callback taking the number of bytes done.
+    Yields a callback taking the bytes and the hands done.
     """
-    console = stderr_console()
+    console = console or stderr_console()
     if not console.is_terminal or total_bytes <= 0:
-        yield lambda done: None
+        yield lambda nbytes, hands: None
         return
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
-    with Progress(TextColumn(label), BarColumn(), DownloadColumn(), TimeRemainingColumn(), console=console,
-                  transient=True) as prog:
-        task = prog.add_task(label, total=total_bytes)
-        yield lambda done: prog.update(task, completed=done)
+    with Progress(TextColumn(label), BarColumn(), DownloadColumn(), TextColumn("{task.fields[hands]:,} hands"),
+                  TimeRemainingColumn(), console=console, transient=True, refresh_per_second=10) as prog:
+        task = prog.add_task(label, total=total_bytes, hands=0)
+        yield lambda nbytes, hands: prog.update(task, completed=nbytes, hands=hands)
 
 
-def print_findings(findings: Iterable[Finding], console: Console) -> None:
-    """Findings grouped by game and hand, each as ``file:line:col: CODE message``."""
+def known_width(console: Console) -> int | None:
+    """The width to wrap prose at: a terminal's, or ``COLUMNS`` (honoured when piped); ``None`` for a
+    pipe or a file with no ``COLUMNS``, where a finding stays on one line for the tools that read it."""
+    if os.environ.get("COLUMNS", "").isdigit() or console.is_terminal:
+        return console.width
+    return None
+
+
+def wrap_prose(text: str, width: int | None, indent: str = "", hanging: str = "    ") -> str:
+    """``text`` wrapped at ``width`` (``None``: left whole) at spaces only, continuation lines under ``hanging``."""
+    if width is None:
+        return indent + text
+    import textwrap
+
+    return textwrap.fill(text, width, initial_indent=indent, subsequent_indent=hanging, break_long_words=False,
+                         break_on_hyphens=False)
+
+
+def say(console: Console, text: str) -> None:
+    """A line of chatter, wrapped at spaces where the width is known (:func:`known_width`)."""
+    console.print(wrap_prose(text, known_width(console), "", "  "), markup=False, highlight=False, soft_wrap=True)
+
+
+def print_findings(findings: Iterable[Finding], console: Console, width: int | None = None) -> None:
+    """Findings grouped by game and hand, each as ``file:line:col: CODE message``, wrapped at ``width``."""
     current = None
     for f in sorted(findings, key=sort_key):
         group = (f.source, f.game, f.hand)
@@ -199,7 +343,8 @@ def print_findings(findings: Iterable[Finding], console: Console) -> None:
             where = f.game or f.source
             console.print(f"[bold]{where}[/bold]" + (f" hand {f.hand}" if f.hand is not None else ""),
                           markup=True, highlight=False)
-        console.print("  " + format_text(f), markup=False, highlight=False, soft_wrap=True)
+        console.print(wrap_prose(format_text(f), width, "  ", "      "), markup=False, highlight=False,
+                      soft_wrap=True)
 
 
 def summary_lines(games: int, hands: int, cards: int, findings: Sequence[Finding], unscored: int = 0) -> list[str]:

@@ -361,8 +361,8 @@ def revoke_help(view: HandView, trick: TrickView, play: PlayView, layout: Layout
             return None
         t = Text(f"{play.player} held ")
         t.append_text(cards_text(cards_of(trumps), layout, trump, deck_kind=tp))
-        why = "only trumps may be played" if view.rules.trumps_only else f"under {view.rules.follow} a player " \
-            "without the suit led must trump"
+        why = "with trumps_only=on only trumps may be played" if view.rules.trumps_only else \
+            f"under follow={view.rules.follow} a player without the suit led must trump"
         t.append(f": {why}")
         return t
     t = Text(f"{play.player} held ")
@@ -785,15 +785,16 @@ def points_lines(view: HandView, layout: Layout = Layout()) -> list[RenderableTy
             head.append("made it", style="bold green")
             jump = (f": shooting the moon, the score jumps from {hs.moon_from} to "
                     f"{hs.moon_from + hs.score.get(side, 0)}" if hs.moon_from is not None else "")
-            head.append(f", scores {hs.score.get(side, 0)}{jump}.")
+            head.append(f", scores {hs.score.get(side, 0)}{jump}" + (f" ({hs.contract_rule})." if hs.contract_rule
+                                                                     else "."))
         elif side not in hs.revokers and hs.revokers:
             head.append("short, but not set", style="bold yellow")
             head.append(f": a pitcher cannot be set in a hand where someone else revoked; scores {made}.")
         else:
             head.append("set", style="bold red")
             back = -hs.score.get(side, 0)
-            head.append(f", goes back {back}" + (" (double: the dealer took over a pitch)." if back == 2 * hs.contract
-                                                   and hs.takeover else "."))
+            double = " (double: the dealer took over a pitch)" if back == 2 * hs.contract and hs.takeover else ""
+            head.append(f", goes back {back}{double}" + (f": {hs.contract_rule}." if hs.contract_rule else "."))
         out.append(head)
     elif hs.pitcher:
         out.append(Text.assemble(("Contract: ", "bold"), f"none: {hs.pitcher} pitched with nothing to make."))
@@ -807,7 +808,8 @@ def points_lines(view: HandView, layout: Layout = Layout()) -> list[RenderableTy
         out.append(Text.assemble(("Game over: ", "bold"), f"{hs.pitcher_side} shot the moon and failed, so "
                                  f"{hs.went_out} win{'s' if hs.went_out == hs.pitcher else ''} the game."))
     elif hs.went_out:
-        out.append(Text.assemble(("Game over: ", "bold"), f"{hs.went_out} goes out in this hand."))
+        why = f": {hs.out_why}" if hs.out_why else ""
+        out.append(Text.assemble(("Game over: ", "bold"), f"{hs.went_out} goes out in this hand{why}."))
     return out
 
 

@@ -101,3 +101,39 @@ def test_the_simulate_help_names_every_fault():
 
     r = CliRunner().invoke(app, ["simulate", "--help"])
     assert all(f in r.output for f in FAULTS)
+
+
+def _messages(text: str) -> list[tuple[str, int, str]]:
+    games, problems = parse_text(text, "t.pitch")
+    return sorted((f.code, f.line, f.message) for f in problems + [x for r in audit_games(games) for x in r.findings])
+
+
+def test_a_misspelt_statement_is_one_e102_with_a_suggestion_not_also_the_missing_line():
+    # `bisd` for `bids`: the hand then has no bids line, but that is the same mistake
+    got = _messages(CLEAN.replace("bids Amy 2", "bisd Amy 2"))
+    assert [(c, n) for c, n, _ in got] == [("E102", 7)]
+    assert "did you mean 'bids'?" in got[0][2]
+    got = _messages(CLEAN.replace("dealer Eve", "delaer Eve"))
+    assert [(c, n) for c, n, _ in got] == [("E102", 5)] and "did you mean 'dealer'?" in got[0][2]
+    # an unknown line that is no near miss of a statement leaves the missing line its own finding
+    assert [(c, n) for c, n, _ in _messages(CLEAN.replace("bids Amy 2", "zzzz Amy 2"))] == [("E102", 7), ("E108", 4)]
+
+
+def test_a_misspelt_player_card_or_bid_word_gets_a_suggestion():
+    got = _messages(CLEAN.replace("bids Amy 2, Ben pass, Dan pass", "bids Amy 2, Ben pass, Dna pass"))
+    assert got[0][:2] == ("E104", 7) and "did you mean 'Dan'?" in got[0][2]
+    got = _messages(CLEAN.replace("Ben pass", "Ben pas"))
+    assert [(c, n) for c, n, _ in got] == [("A304", 7)] and "'pas' (did you mean 'pass'?)" in got[0][2]
+    got = _messages(CLEAN.replace("Dan:4S", "Dan:4SS"))
+    assert got[0][:2] == ("E103", 8) and "did you mean '4S'?" in got[0][2]
+    # one edit from four cards at once: no guess between them
+    got = _messages(CLEAN.replace("Dan:4S", "Dan:4X"))
+    assert got[0][:2] == ("E103", 8) and "did you mean" not in got[0][2]
+
+
+def test_a_hand_number_out_of_order_reads_sensibly_and_belongs_to_its_hand():
+    text = CLEAN.replace("hand 1", "hand 0") + "\nhand 99\ndealer Amy\nbids Ben pass, Dan pass, Eve pass, Amy 2\n"
+    games, problems = parse_text(text, "t.pitch")
+    e106 = [(p.hand, p.message) for p in problems if p.code == "E106"]
+    assert e106 == [(0, "the game opens with hand 0: hands are numbered from 1, expected hand 1"),
+                    (99, "hand 99 follows hand 0: expected hand 1")]

@@ -200,3 +200,14 @@ def test_a_mistyped_preset_or_key_gets_a_suggestion(tmp_path):
     assert r.exit_code == 2 and "did you mean 'partnership'?" in r.stderr
     r = invoke("audit", SAMPLE_LOGS / "smear.pitch", "--rules", "smear gmae=11")
     assert r.exit_code == 2 and "did you mean 'game'?" in r.stderr
+
+
+def test_no_command_prints_the_help_and_exits_2_and_arguments_show_no_python_type():
+    r = invoke()
+    assert r.exit_code == 2 and "Usage: auditor" in r.output and "Commands:" in r.output
+    for command in ("audit", "fmt", "stats", "query", "rules", "replay"):
+        r = invoke(command, "--help")
+        assert r.exit_code == 0 and "<list[" not in r.stdout and "<str>" not in r.stdout and "{" not in r.stdout, \
+            command
+    assert "Usage: auditor audit [OPTIONS] PATH..." in invoke("audit", "--help").stdout
+    assert "Usage: auditor query [OPTIONS] [SQL]" in invoke("query", "--help").stdout

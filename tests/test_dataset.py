@@ -372,3 +372,31 @@ def test_the_key_is_the_hash_of_the_canonical_text_alone():
     # a finding of reading (an unknown word) does not change which game this is
     (h,), found = parse_text_for_key(NOTATION_EXAMPLE.replace("hand 1\n", "hand 1\nnotes x\n"))
     assert [f.code for f in found] == ["E102"] and game_key(h) == game_key(g)
+
+
+def test_progress_moves_through_a_multi_megabyte_file_and_is_silent_off_a_terminal(tmp_path, monkeypatch):
+    import io
+
+    from rich.console import Console
+
+    from auditor.render import progress_bar
+
+    big = tmp_path / "big.pitch"
+    big.write_text(NOTATION_EXAMPLE * 8000)  # about 3.4 MB: one game, 8,000 times
+    size = big.stat().st_size
+    seen: list[tuple[int, int]] = []
+    monkeypatch.setattr(ds_mod, "PROGRESS_EVERY", 0.0)  # every report the core makes, not ten a second
+    stats = ds_mod.process([str(big)], jobs=2, progress=lambda nbytes, hands: seen.append((nbytes, hands)))
+    # the core reports as it reads, 64 KB at a time, not only at the file's end: many growing updates
+    assert len(set(seen)) >= size // (128 << 10) and seen == sorted(seen) and seen[0][0] < size
+    assert seen[-1] == (size, stats.hands) and 0 < seen[0][1] < stats.hands
+    # the bar shows bytes and hands on a terminal, and writes nothing where stderr is not one
+    tty, pipe = io.StringIO(), io.StringIO()
+    with progress_bar(size, "auditing", Console(file=tty, force_terminal=True, width=100)) as tick:
+        for nbytes, hands in seen:
+            tick(nbytes, hands)
+    assert "hands" in tty.getvalue()
+    with progress_bar(size, "auditing", Console(file=pipe, force_terminal=False)) as tick:
+        for nbytes, hands in seen:
+            tick(nbytes, hands)
+    assert pipe.getvalue() == ""

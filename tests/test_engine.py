@@ -24,8 +24,9 @@ def test_notation_example_gives_exactly_its_two_s601():
     assert [(f.code, f.line, f.subject, f.expected, f.recorded) for f in findings] == [
         ("S601", 15, "Cal", "0", "1"), ("S601", 15, "Dee", "1", "0")]
     msg = findings[0].message
-    assert msg.startswith("Cal: recorded 1, expected 0 (High: Ann held AS; Low: Dee held 2S; "
-                          "Jack: Ann took JS in trick 2; Game: Ann 18, Cal 16, Bob 6")
+    # each point says how it fell, and the points whose owner a rule key decides name the key
+    assert msg.startswith("Cal: recorded 1, expected 0 (High: Ann held AS; Low: Dee held 2S (low=holder); "
+                          "Jack: Ann took JS in trick 2; Game: Ann 18, Cal 16, Bob 6, Dee 0 (game_point=count)")
     hs = results[0].hands[0]
     assert (hs.high, hs.low, hs.jack, hs.game_point, hs.contract_made) == ("Ann", "Dee", "Ann", "Ann", True)
     assert hs.score == {"Ann": 3, "Bob": 0, "Cal": 0, "Dee": 1}
@@ -260,3 +261,58 @@ def test_draw_variant_checks_discards_and_draws():
     _, findings = audit_text(text.replace(bad_line, worse, 1))
     # a card drawn that was dealt to someone else: D201 at the draw, and the hand after the draw is wrong
     assert "D201" in [f.code for f in findings if f.hand == h.number]
+
+
+def _golden(case: str):
+    from auditor.notation import parse_file
+
+    from .conftest import GOLDEN
+
+    games, problems = parse_file(GOLDEN / f"{case}.pitch")
+    results = audit_games(games)
+    return results, problems + [f for r in results for f in r.findings]
+
+
+def test_rulings_name_the_rule_that_decided_them():
+    # a failed all-tricks smudge: what a smudge needs, and who took the trick the bidder lost
+    results, (f,) = _golden("cutthroat/S601_smudge_failed")
+    assert f.code == "S601" and ("and was set: under smudge=all-tricks a smudge needs all four points and all six "
+                                 "tricks, but Ann took trick 4") in f.message
+    assert "Ann took trick 4" in results[0].hands[0].contract_rule  # the replay's Contract line says it too
+    # a hand played after a made smudge ended the game
+    _, (f,) = _golden("auction/S603_hand_after_win")
+    assert f.code == "S603" and "under smudge=wins-game a made smudge wins the game at once" in f.message
+    # bidder-only: the side that reached the target did not bid that hand
+    _, (f,) = _golden("cutthroat/S603_nonbidder_winner")
+    assert f.code == "S603" and ("in hand 3 Ann reached 11, but under going_out=bidder-only only the bidding side "
+                                 "(Bob's) can go out that hand") in f.message
+    # R502: what the accused held
+    _, (f,) = _golden("auction/R502_false_call")
+    assert f.code == "R502" and "Cal had no clubs when trick 3 was led (5C), so 9H broke no rule" in f.message
+    _, (f,) = _golden("sell/R502_trumped_not_revoke")
+    assert "Dee held clubs in trick 2 (2C led) and trumped with 2S, which follow=follow-or-trump allows" in f.message
+
+
+def test_messages_that_apply_a_rule_key_name_the_key_and_its_value():
+    cases = {"auction/A304_bid_range": "(min_bid=2, max_bid=4)",
+             "auction/A305_smudge_steal": "steal_smudge=off",
+             "setback/A305_dealer_equal": "dealer_steal=off",
+             "setback/A306_allpass_played": "all_pass=redeal",
+             "cutthroat/A306_dealer_passed": "all_pass=dealer-bids",
+             "auction/A306_thrown_in": "all_pass=eldest-pitches",
+             "setback/R501_pitcher_revokes": "under follow=follow-or-trump",
+             "tenpoint/R501_strict_void_must_trump": "under follow=strict",
+             "partnership/D206_trump_discarded": "discard=non-trumps",
+             "tenpoint52/D206_dealt_nontrump_kept": "discard=all-non-trumps",
+             "tenpoint52/D206_not_refilled": "draw=on",
+             "tenpoint/D206_widow_not_taken": "leftover=bidder",
+             "tenpoint52/P407_dropped_out_plays": "trumps_only=on",
+             "partnership/A309_bid_after_pitch": "pitching=on",
+             "partnership/D203_joker": "deck=52",
+             "sell/S602_counted_up": "count_down=on",
+             "auction/S601_low_to_taker": "Low: Ann held 4S (low=holder)",
+             "sell/D202_seven_cards": "deal_size=6",
+             "auction/A301_missing_bidder": "auction=once-round"}
+    for case, key in cases.items():
+        _, found = _golden(case)
+        assert found and all(key in f.message for f in found), (case, [f.message for f in found])

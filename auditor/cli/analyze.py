@@ -17,7 +17,7 @@ from ..engine import HandAnalysis, analyze_games
 from ..notation import expand_paths, parse_file
 from ..render import emit_rows
 from . import EXIT_CLEAN, app, fail
-from .core import _check_rules
+from .core import CORES, JobsOpt, Paths, RulesOpt, _check_rules
 
 
 def hand_row(a: HandAnalysis) -> dict[str, Any]:
@@ -68,15 +68,14 @@ def hand_text(a: HandAnalysis) -> list[str]:
 
 @app.command()
 def analyze(
-    paths: Annotated[list[str], typer.Argument(help="files or folders of .pitch logs (- for stdin)",
-                                               metavar="PATHS...")],
+    ctx: typer.Context,
+    paths: Paths,
     game: Annotated[str | None, typer.Option("--game", metavar="GAME",
                                              help="only this game: its name, or its number in the file")] = None,
     hand: Annotated[int | None, typer.Option("--hand", metavar="N", help="only this hand number")] = None,
-    rules: Annotated[str, typer.Option("--rules", metavar="RULES",
-                                       help="override the games' rules: a preset and/or key=value words")] = "",
+    rules: RulesOpt = "",
     fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="text, json, jsonl or csv")] = "text",
-    jobs: Annotated[int, typer.Option("--jobs", "-j", metavar="N", min=1, help="threads to solve on")] = 2,
+    jobs: JobsOpt = CORES,
 ) -> None:
     """Judge every hand against perfect play: par, the result, each card's cost, the claim.
 
@@ -87,7 +86,7 @@ def analyze(
     """
     if fmt not in ("text", "json", "jsonl", "csv"):
         raise fail(f"--format must be one of text, json, jsonl, csv, not {fmt!r}")
-    _check_rules(rules)
+    rules = _check_rules(rules, ctx)
     files, missing = expand_paths(paths)
     for f in missing:
         typer.echo(f"auditor: {f.message}", err=True)

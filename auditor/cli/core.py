@@ -16,8 +16,8 @@ from ..engine import resolve_rules
 from ..findings import CATALOG, by_code, catalog_markdown, explain as explain_code, select, sort_key, to_csv, \
     to_json, to_jsonl
 from ..notation import expand_paths, format_bytes
-from ..render import emit_rows, print_findings, progress_bar, stderr_console, stdout_console, summary_lines, \
-    write_atomic
+from ..render import emit_rows, known_width, print_findings, print_glossary, progress_bar, stderr_console, \
+    say, stdout_console, summary_lines, wrap_prose, write_atomic
 from ..rules import KEYS, PRESETS, RulesError, format_value
 from .._lazy import lazy
 from ..dataset import DatasetError, import_paths, process
@@ -25,11 +25,12 @@ from ..dataset import compact as compact_dataset
 
 sim = lazy("auditor.simulate")
 wh = lazy("auditor.warehouse")  # summarize_batch: the per-game counters each new batch gets (`auditor stats` reads them)
-from . import EXIT_CLEAN, EXIT_FAILED, EXIT_FINDINGS, app, fail
+from . import EXIT_CLEAN, EXIT_FAILED, EXIT_FINDINGS, app, fail, settings
 
-Paths = Annotated[list[str], typer.Argument(help="log files, folders (searched for *.pitch), or - for stdin")]
+Paths = Annotated[list[str], typer.Argument(metavar="PATH", help="log files, folders (searched for *.pitch), or - for stdin")]
 RulesOpt = Annotated[str, typer.Option("--rules", metavar="RULES",
-                                       help="override every game's rules: a preset and/or key=value words")]
+                                       help="override every game's rules: a preset and/or key=value words "
+                                       "(not given: the configuration's rules)")]
 JobsOpt = Annotated[int, typer.Option("--jobs", "-j", metavar="N", min=1,
                                       help="threads of the compiled core", show_default="every core")]
 SchedulerOpt = Annotated[str | None, typer.Option("--scheduler", metavar="ADDRESS",
@@ -44,12 +45,31 @@ def check_format(fmt: str, allowed: tuple[str, ...]) -> None:
         raise fail(f"--format must be one of {', '.join(allowed)}, not {fmt!r}")
 
 
-def _check_rules(rules: str) -> None:
+def given(ctx: typer.Context, param: str) -> bool:
+    """Whether the option ``param`` was given on the command line (else the configuration may set it)."""
+    source = ctx.get_parameter_source(param)  # typer's own click: its ParameterSource, compared by name
+    return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
+
+
+def _check_rules(rules: str, ctx: typer.Context) -> str:
+    """The run's rules override: ``--rules``, else the configuration's; exit 2 if it is bad."""
+    if not given(ctx, "rules"):
+        return settings()["rules"]  # checked when the file was read
     if rules:
         try:
             resolve_rules("auction", rules)
         except RulesError as e:
             raise fail(f"bad --rules: {e}")
+    return rules
+
+
+def dataset_path(given: str | None, option: str) -> str:
+    """The dataset a command works on: the one given, else the configuration's ``data``."""
+    if given:
+        return given
+    if settings()["data"]:
+        return settings()["data"]
+    raise fail(f"give {option} (or set data = \"DATASET\" in auditor.toml: see `auditor config`)")
 
 
 def _total_bytes(paths: list[str]) -> int:
@@ -60,7 +80,10 @@ def _total_bytes(paths: list[str]) -> int:
 @app.command("import")
 def import_cmd(
     paths: Paths,
-    out: Annotated[str, typer.Option("--out", "-o", metavar="DATASET", help="dataset folder to create or add to")],
+    ctx: typer.Context,
+    out: Annotated[str | None, typer.Option("--out", "-o", metavar="DATASET",
+                                            help="dataset folder to create or add to (not given: the "
+                                            "configuration's data)")] = None,
     rules: RulesOpt = "",
     fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="summary as text or json")] = "text",
     jobs: JobsOpt = CORES,
@@ -68,7 +91,8 @@ def import_cmd(
 ) -> None:
     """Parse and audit logs into a Parquet dataset (idempotent, atomic)."""
     check_format(fmt, ("text", "json"))
-    _check_rules(rules)
+    rules = _check_rules(rules, ctx)
+    out = dataset_path(out, "--out DATASET")
     try:
         with progress_bar(_total_bytes(paths)) as tick:
             stats = import_paths(paths, out, override=rules, progress=tick, jobs=jobs, scheduler=scheduler,
@@ -88,11 +112,11 @@ def import_cmd(
         if not stats.files:
             raise typer.Exit(EXIT_FAILED)  # the reason was printed above; nothing was written
         if stats.games_replaced:
-            err.print(f"{stats.games_replaced} game(s) already in {out} were replaced by a new version "
-                      "(same GameId, or same file and position, different content)", markup=False, soft_wrap=True)
-        err.print(f"imported {stats.games_new} new game(s) from {stats.files} file(s) into {out} "
-                  f"({stats.games_skipped} already present, {stats.hands} hands read, "
-                  f"{stats.findings_stored} findings recorded)", markup=False, soft_wrap=True)
+            say(err, f"{stats.games_replaced} game(s) already in {out} were replaced by a new version "
+                     "(same GameId, or same file and position, different content)")
+        say(err, f"imported {stats.games_new} new game(s) from {stats.files} file(s) into {out} "
+                 f"({stats.games_skipped} already present, {stats.hands} hands read, "
+                 f"{stats.findings_stored} findings recorded)")
     if missing:
         raise typer.Exit(EXIT_FAILED)
 
@@ -100,7 +124,9 @@ def import_cmd(
 @app.command()
 def audit(
     paths: Paths,
-    fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="text, json, jsonl or csv")] = "text",
+    ctx: typer.Context,
+    fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="text, json, jsonl or csv (not given: "
+                                     "the configuration's format)")] = "text",
     select_: Annotated[list[str], typer.Option("--select", metavar="CODES",
                                                help="only codes starting with these (repeatable)")] = [],
     ignore: Annotated[list[str], typer.Option("--ignore", metavar="CODES",
@@ -121,9 +147,10 @@ def audit(
                                                help="write the report to FILE (atomically) instead of stdout")] = None,
 ) -> None:
     """Replay every hand and report revokes, illegal plays and scoring mistakes."""
+    fmt = fmt if given(ctx, "fmt") else settings()["format"]
     check_format(fmt, ("text", "json", "jsonl", "csv"))
-    _check_rules(rules)
-    sel, ign = _codes(select_), _codes(ignore)
+    rules = _check_rules(rules, ctx)
+    sel, ign = _codes(select_, "select"), _codes(ignore, "ignore")
     if unsafe_fixes and not fix_:
         raise fail("--unsafe-fixes goes with --fix (or use `auditor fix --unsafe-fixes`)")
     fix_failed = False
@@ -147,9 +174,10 @@ def audit(
         counts = sorted(by_code(found).items(), key=lambda cn: (-cn[1], cn[0]))
         if fmt == "text":
             width = max((len(str(n)) for _, n in counts), default=1)
+            wrap_at = known_width(stdout_console()) if sink is None else None
             for code, n in counts:
                 title = CATALOG[code].title if code in CATALOG else ""
-                write(f"{n:>{width}}  {code}  {title}\n")
+                write(wrap_prose(f"{n:>{width}}  {code}  {title}", wrap_at, "", " " * (width + 8)) + "\n")
         else:
             rows = [{"code": c, "count": n, "title": CATALOG[c].title if c in CATALOG else None} for c, n in counts]
             write(json.dumps(rows, indent=2) + "\n" if fmt == "json" else
@@ -166,7 +194,7 @@ def audit(
         shown = [f for f in found if f.code != "E100"]
         con = stdout_console() if sink is None else Console(file=sink, width=200, color_system=None,
                                                              soft_wrap=True, highlight=False)
-        print_findings(shown, con)
+        print_findings(shown, con, known_width(con) if sink is None else None)
     if fmt == "text" and not quiet:
         shown = [f for f in found if f.code != "E100"]
         if stats.files and not stats.games:
@@ -186,8 +214,11 @@ def audit(
     raise typer.Exit(EXIT_FAILED if fix_failed else EXIT_FINDINGS if found else EXIT_CLEAN)
 
 
-def _codes(values: list[str]) -> list[str]:
-    """``--select``/``--ignore`` values, split on commas; a prefix no code has is refused."""
+def _codes(values: list[str], key: str) -> list[str]:
+    """``--select``/``--ignore`` values, split on commas (none given: the configuration's ``key``); a prefix
+    no code has is refused."""
+    if not values:
+        return list(settings()[key])
     out = [s for v in values for s in v.split(",") if s]
     for prefix in out:  # a mistyped prefix would otherwise pass a CI gate silently
         if not any(c.startswith(prefix.upper()) for c in CATALOG):
@@ -223,7 +254,7 @@ def _fix_files(paths: list[str], *, diff: bool, unsafe: bool, sel: list[str], ig
                 write_atomic(path, done.after)
         except (OSError, FixError) as e:
             reason = (e.strerror if isinstance(e, OSError) and e.strerror else None) or str(e)
-            err.print(f"auditor: {label}: {reason}; left unchanged", markup=False, soft_wrap=True)
+            say(err, f"auditor: {label}: {reason}; left unchanged")
             failed.append({"file": label, "error": reason})
             status = EXIT_FAILED
             continue
@@ -236,7 +267,7 @@ def _fix_files(paths: list[str], *, diff: bool, unsafe: bool, sel: list[str], ig
         if status != EXIT_FAILED and ((diff and done.changed) or (not diff and left)):
             status = EXIT_FINDINGS
         if fmt == "text" and not (quiet_clean and not done.fixes):
-            err.print(_fix_summary(done, diff), markup=False, soft_wrap=True)
+            say(err, _fix_summary(done, diff))
     if fmt == "json":
         out = [{"file": d.path, "changed": d.changed, "fixes": [f.as_dict() for f in d.fixes],
                 "fixed": dict(sorted(d.counts().items())), "remaining": dict(sorted(by_code(d.remaining).items())),
@@ -267,6 +298,7 @@ def _fix_summary(done, diff: bool) -> str:
 
 @app.command()
 def fix(
+    ctx: typer.Context,
     paths: Paths,
     diff: Annotated[bool, typer.Option("--diff",
                                        help="print a unified diff of the fixes and write nothing")] = False,
@@ -284,14 +316,16 @@ def fix(
 ) -> None:
     """Correct the score sheet in the log itself: safe fixes (totals, winner), unsafe ones with --unsafe-fixes."""
     check_format(fmt, ("text", "json"))
-    _check_rules(rules)
-    raise typer.Exit(_fix_files(paths, diff=diff, unsafe=unsafe_fixes, sel=_codes(select_), ign=_codes(ignore),
+    rules = _check_rules(rules, ctx)
+    raise typer.Exit(_fix_files(paths, diff=diff, unsafe=unsafe_fixes, sel=_codes(select_, "select"),
+                                ign=_codes(ignore, "ignore"),
                                 annotate=annotate, rules=rules, fmt=fmt))
 
 
 @app.command()
 def fmt(
-    files: Annotated[list[str], typer.Argument(help=".pitch files or folders (searched for *.pitch), or - for stdin")],
+    files: Annotated[list[str], typer.Argument(metavar="PATH", help=".pitch files or folders (searched for "
+                                                "*.pitch), or - for stdin")],
     in_place: Annotated[bool, typer.Option("--in-place",
                                            help="rewrite each file (refused if it has unreadable lines)")] = False,
     check: Annotated[bool, typer.Option("--check",
@@ -353,16 +387,19 @@ def explain(
             raise fail(f"unknown code {code!r}: see `auditor explain --all`")
         typer.echo(json.dumps(out if len(out) > 1 else out[0], indent=2))
         return
+    width = stdout_console().width  # the terminal's, or COLUMNS, else 80
     for c in codes:
         text = explain_code(c)
         if text is None:
             raise fail(f"unknown code {c!r}: see `auditor explain --all`")
-        typer.echo(text)
+        # prose wrapped at spaces; the example, a line of notation, stays whole
+        typer.echo("\n".join(line if line.startswith("    ") else wrap_prose(line, width, "", "")
+                             for line in text.split("\n")))
 
 
 @app.command("rules")
 def rules_cmd(
-    name: Annotated[str | None, typer.Argument(help="a preset to show in full, optionally with key=value words")] = None,
+    name: Annotated[str | None, typer.Argument(metavar="PRESET", help="a preset to show in full, optionally with key=value words")] = None,
     fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="table, csv, json or jsonl")] = "table",
 ) -> None:
     """List the rule presets and keys, or show one preset in full."""
@@ -373,7 +410,7 @@ def rules_cmd(
         except RulesError as e:
             raise fail(str(e))
         rows = [{"key": k.name, "value": format_value(k, getattr(r, k.name)), "meaning": k.meaning} for k in KEYS]
-        emit_rows(rows, fmt, title=f"{r.preset} (source: {r.source}) — Rules tag: {r.to_text()}")
+        emit_rows(rows, fmt, title=f"{r.preset} (source: {r.source}) — Rules tag: {r.to_text()}", keyed=True)
         return
     rows = []
     for k in KEYS:
@@ -388,9 +425,7 @@ def rules_cmd(
     # the meanings are long: a matrix of values first, then each key's meaning, so it reads at 80 columns
     emit_rows(rows, fmt, columns=["key", *PRESETS],
               title="Rule presets (override in [Rules \"PRESET key=value ...\"] or with --rules)")
-    con = stdout_console()
-    for k in KEYS:
-        con.print(f"[bold]{k.name}[/bold]: {k.meaning}", highlight=False)
+    print_glossary(stdout_console(), [(k.name, k.meaning) for k in KEYS])
 
 
 @app.command()
@@ -434,10 +469,11 @@ def simulate(
 
 @app.command()
 def compact(
-    dataset: Annotated[str, typer.Argument(help="dataset folder")],
+    dataset: Annotated[str | None, typer.Argument(help="dataset folder (default: the configuration's data)")] = None,
     rows: Annotated[int, typer.Option("--rows", metavar="N", min=1, help="plays rows per merged batch")] = 2_000_000,
 ) -> None:
     """Merge a dataset's small batches into larger ones (atomic; readers see the old or the new)."""
+    dataset = dataset_path(dataset, "the DATASET")
     if not Path(dataset, "current").exists():
         raise fail(f"{dataset} is not a dataset (no `current` link): import something into it first")
     try:
@@ -449,7 +485,7 @@ def compact(
 
 @app.command()
 def check(
-    dataset: Annotated[str, typer.Argument(help="dataset folder")],
+    dataset: Annotated[str | None, typer.Argument(help="dataset folder (default: the configuration's data)")] = None,
     repair: Annotated[bool, typer.Option("--repair",
                                          help="roll back an interrupted publish and remove the "
                                          "left-overs (never a published game)")] = False,
@@ -458,6 +494,7 @@ def check(
     """Verify a dataset file by file against its manifest and checksums; exit 0 sound, 1 problems, 2 no dataset."""
     from ..check import CheckError, check_dataset, repair_dataset
 
+    dataset = dataset_path(dataset, "the DATASET")
     check_format(fmt, ("text", "json"))
     try:
         report = repair_dataset(dataset) if repair else check_dataset(dataset)
@@ -470,14 +507,33 @@ def check(
     else:
         con = stdout_console()
         for p in report.problems:
-            con.print(f"{p.path}: {p.what}" + (f" ({p.detail})" if p.detail else "")
-                      + (" [repairable: --repair]" if p.repairable and not repair else ""), markup=False,
-                      soft_wrap=True)
+            say(con, f"{p.path}: {p.what}" + (f" ({p.detail})" if p.detail else "")
+                + (" [repairable: --repair]" if p.repairable and not repair else ""))
         err = stderr_console()
         for line in report.repaired:
-            err.print(f"repaired: {line}", markup=False, soft_wrap=True)
+            say(err, f"repaired: {line}")
         gen = "no generation" if not report.generation else f"generation {report.generation}"
         verdict = "sound" if not report.problems else f"{len(report.problems)} problem(s)"
-        err.print(f"{dataset}: {gen}, {report.batches} batch(es), {report.files} file(s) checked: {verdict}",
-                  markup=False, soft_wrap=True)
+        say(err, f"{dataset}: {gen}, {report.batches} batch(es), {report.files} file(s) checked: {verdict}")
     raise typer.Exit(EXIT_FINDINGS if report.problems else EXIT_CLEAN)
+
+
+@app.command("config")
+def config_cmd(
+    fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="table or json")] = "table",
+) -> None:
+    """Show the configuration in force: each setting, its value and where it came from."""
+    from ..config import describe
+
+    check_format(fmt, ("table", "json"))
+    cfg = settings()
+    rows = describe(cfg)
+    if fmt == "json":
+        typer.echo(json.dumps({"file": str(cfg.path) if cfg.path else None, "settings": rows}, indent=2))
+        return
+    say(stderr_console(), f"configuration file: {cfg.path}" if cfg.path else
+        "configuration file: none (auditor.toml, or [tool.auditor] in pyproject.toml, from here upwards; "
+        "every setting is its default)")
+    shown = [{"key": r["key"], "value": json.dumps(r["value"]), "from": r["origin"], "meaning": r["meaning"]}
+             for r in rows]
+    emit_rows(shown, "table", columns=["key", "value", "from", "meaning"], keyed=True)

@@ -26,7 +26,7 @@ from .._lazy import lazy
 
 rv = lazy("auditor.replay")  # rich layouts, loaded by the replay command only
 from ..rules import RulesError
-from . import EXIT_CLEAN, app, fail
+from . import EXIT_CLEAN, app, fail, settings
 
 _SYMBOLS = "♠♥♦♣✗→·—▁█"
 
@@ -148,9 +148,9 @@ def replay(
                                        "q quit")] = False,
     by_card: Annotated[bool, typer.Option("--by-card",
                                           help="with --step (implied), one card at a time")] = False,
-    rules: Annotated[str, typer.Option("--rules", metavar="RULES",
-                                       help="override the game's rules: a preset and/or key=value "
-                                       "words")] = "",
+    rules: Annotated[str | None, typer.Option("--rules", metavar="RULES", show_default=False,
+                                              help="override the game's rules: a preset and/or key=value "
+                                              "words (not given: the configuration's rules)")] = None,
     analyze: Annotated[bool, typer.Option("--analyze", help="with a hand: perfect play beside the record (par, "
                                           "each card's cost, the claim, what a revoke cost)")] = False,
     width: Annotated[int | None, typer.Option("--width", metavar="COLUMNS",
@@ -169,7 +169,9 @@ def replay(
             raise fail(f"no such file: {file}")
         if path.is_dir():
             raise fail(f"{file} is a folder: replay reads one .pitch file")
-    if rules:
+    if rules is None:
+        rules = settings()["rules"]  # checked when the file was read
+    elif rules:
         try:
             resolve_rules("auction", rules)
         except RulesError as e:

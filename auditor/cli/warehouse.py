@@ -14,11 +14,12 @@ pa = lazy("pyarrow")
 import typer
 from rich.console import Console
 
-from ..render import emit_rows, rich_table, stderr_console, stdout_console, table_to_parquet, write_atomic
+from ..render import emit_rows, fit_rows, print_fitted, rich_table, say, stderr_console, stdout_console, table_to_parquet, \
+    write_atomic
 from ..rules import PRESETS
 from ..warehouse import STAT_UNITS, QueryRefused, Warehouse, WarehouseError, check_read_only, open_data, run_query, \
     schema_rows, stats as league_table
-from . import app, fail
+from . import app, fail, settings
 
 OUT_FORMATS = ("table", "csv", "json", "jsonl", "parquet")
 FormatOpt = Annotated[str, typer.Option("--format", metavar="FORMAT", help="table, csv, json, jsonl or parquet")]
@@ -65,7 +66,7 @@ def _plain_numbers(table: pa.Table) -> pa.Table:
     return pa.table(cols, names=table.column_names)
 
 
-def _emit(table: pa.Table, fmt: str, output: str | None, title: str | None = None) -> None:
+def _emit(table: pa.Table, fmt: str, output: str | None, title: str | None = None, lead: int = 1) -> None:
     """A result in the chosen format; Parquet straight from Arrow, keeping DuckDB's types."""
     try:
         if fmt == "parquet":
@@ -76,7 +77,7 @@ def _emit(table: pa.Table, fmt: str, output: str | None, title: str | None = Non
                 sys.stdout.buffer.write(data)
                 sys.stdout.flush()
             return
-        emit_rows(_plain_numbers(table).to_pylist(), fmt, output, columns=table.column_names, title=title)
+        emit_rows(_plain_numbers(table).to_pylist(), fmt, output, columns=table.column_names, title=title, lead=lead)
     except OSError as e:
         raise fail(f"cannot write {output}: {e.strerror or e}")
 
@@ -113,33 +114,33 @@ def _stats_tables(table: pa.Table, by: str, output: str | None) -> None:
     for title, cols in groups:
         cols = [c for c in cols if c in table.column_names and c not in unused]
         if cols:
-            tables.append(rich_table(rows, [label[by], *(label[c] for c in cols)], title=f"{title}, by {by}"))
+            tables.append(([label[by], *(label[c] for c in cols)], f"{title}, by {by}"))
     if output:
         buf = io.StringIO()
         con = Console(file=buf, width=200, no_color=True)
-        for t in tables:
-            con.print(t)
+        for cols, title in tables:
+            con.print(rich_table(rows, cols, title))
         try:
             write_atomic(output, buf.getvalue().encode("utf-8"))
         except OSError as e:
             raise fail(f"cannot write {output}: {e.strerror or e}")
         return
-    con = stdout_console()
-    for t in tables:
-        con.print(t)
+    con = stdout_console()  # the terminal's width, or COLUMNS (honoured when piped too), else 80
+    for cols, title in tables:
+        print_fitted(con, fit_rows(rows, cols, con.width, title))
 
 
 def _note_import(wh: Warehouse) -> None:
     st = wh.imported
     if st is not None:
-        stderr_console().print(f"read {st.games} game(s), {st.hands} hand(s) from {st.files} file(s) into a "
-                               f"temporary dataset ({len(st.findings)} finding(s))",
-                               markup=False, soft_wrap=True)
+        say(stderr_console(), f"read {st.games} game(s), {st.hands} hand(s) from {st.files} file(s) into a "
+                              f"temporary dataset ({len(st.findings)} finding(s))")
 
 
 @app.command()
 def stats(
-    paths: Annotated[list[str], typer.Argument(help="a dataset folder, or log files / folders to read on the fly")],
+    paths: Annotated[list[str] | None, typer.Argument(metavar="DATA", help="a dataset folder, or log files / folders to "
+                                                      "read on the fly (default: the configuration's data)")] = None,
     by: Annotated[str, typer.Option("--by", metavar="UNIT", help="player, or team (partnership sides)")] = "player",
     game: Annotated[str | None, typer.Option("--game", metavar="GAME",
                                              help="only this game (its name or game_id)")] = None,
@@ -159,6 +160,11 @@ def stats(
 
     Every column is defined in docs/stats.md (and auditor/sql/40_stats.sql).
     """
+    if not paths:
+        if not settings()["data"]:
+            raise fail("give DATA: a dataset folder or logs (or set data = \"DATASET\" in auditor.toml: see "
+                       "`auditor config`)")
+        paths = [settings()["data"]]
     if by not in STAT_UNITS:
         raise fail(f"--by must be player or team, not {by!r}")
     if rules is not None and rules not in PRESETS:
@@ -175,7 +181,7 @@ def stats(
     except OSError as e:
         raise fail(f"cannot read the data: {e.strerror or e}")
     if table.num_rows == 0:
-        stderr_console().print("no games match", markup=False, soft_wrap=True)
+        say(stderr_console(), "no games match")
         if fmt == "table":  # empty tables say nothing a terminal user needs; csv/json keep their header
             return
     if fmt == "table":
@@ -218,15 +224,17 @@ def query(
     """
     _check_format(fmt, output)
     text = None if schema else _read_sql(sql)
+    if not data and settings()["data"]:
+        data = [settings()["data"]]
     if not data and not schema:
-        stderr_console().print("no --data given: the views are empty", markup=False, soft_wrap=True)
+        say(stderr_console(), "no --data given: the views are empty")
     try:
         with open_data(data) as wh:
             _note_import(wh)
             if schema:
                 table = pa.Table.from_pylist(schema_rows(wh))
-                _emit(table.select(["view", "kind", "column", "type", "meaning"]), fmt, output,
-                      title="views (auditor query --schema)")
+                _emit(table.select(["view", "column", "kind", "type", "meaning"]), fmt, output,
+                      title="views (auditor query --schema)", lead=2)
                 return
             statements = check_read_only(wh.con, text)
             if len(statements) > 1:

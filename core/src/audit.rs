@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 use std::io::Read;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
@@ -14,8 +15,8 @@ use crate::notation::Game;
 use crate::notation::parser::{Parser, RulesCheck, game_name};
 use crate::rules::RuleSet;
 
-/// How big a piece of input a worker takes at once.
-pub const PIECE_BYTES: usize = 4 << 20;
+/// How big a piece of input a worker takes at once (1 MB measured as fast as 4 MB, in less memory).
+pub const PIECE_BYTES: usize = 1 << 20;
 
 /// How much of a piece is fed to the parser before its complete games are audited.
 const STEP_BYTES: usize = 64 << 10;
@@ -110,6 +111,22 @@ fn last_cut(data: &[u8]) -> (usize, u32) {
     (cut, lines_before_cut)
 }
 
+/// The bytes and hands done so far across the workers, told to `report` as each slice of a
+/// piece is done: a progress bar moves while a piece is still being read, whatever its size.
+struct Ticker<'a> {
+    bytes: AtomicU64,
+    hands: AtomicU64,
+    report: &'a (dyn Fn(u64, u64, bool) + Sync),
+}
+
+impl Ticker<'_> {
+    fn add(&self, bytes: u64, hands: u64) {
+        let b = self.bytes.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        let h = self.hands.fetch_add(hands, Ordering::Relaxed) + hands;
+        (self.report)(b, h, false);
+    }
+}
+
 fn audit_piece<S: Sink>(
     data: &[u8],
     source: &str,
@@ -117,6 +134,7 @@ fn audit_piece<S: Sink>(
     check: RulesCheck,
     resolve: &Resolver,
     mut sink: S,
+    tick: &Ticker<'_>,
 ) -> PieceOut<S> {
     let mut p = Parser::new(source, first_line, 0)
         .with_label(PLACEHOLDER)
@@ -130,6 +148,7 @@ fn audit_piece<S: Sink>(
     // a slice at a time, each game audited as soon as it is complete: the working set stays one game
     let mut slices = data.chunks(STEP_BYTES).peekable();
     while let Some(slice) = slices.next() {
+        let hands_before = summary.hands;
         p.feed(slice);
         if slices.peek().is_none() {
             p.finish();
@@ -165,6 +184,7 @@ fn audit_piece<S: Sink>(
                     .extend(res.findings.into_iter().map(report));
             }
         }
+        tick.add(slice.len() as u64, summary.hands - hands_before);
     }
     // findings outside any game (a statement before the first tag)
     let mut rest: Vec<(String, Vec<Finding>)> = by_game.into_iter().collect();
@@ -203,6 +223,8 @@ fn rename(name: &str, label: &str, offset: u32) -> String {
 /// Parse and audit a whole stream on `jobs` threads. `first_line` and `first_game` place a
 /// stream that is a piece of a larger file. `check` makes a `Rules` tag check for each
 /// worker; `new_sink` a sink for each piece, handed back in input order to `merge`.
+/// `progress` is told the bytes and hands done so far, from the workers as they read each slice
+/// (a few hundred times a second: it keeps what it needs), and the totals at the end (`true`).
 #[allow(clippy::too_many_arguments)]
 pub fn audit_stream<R: Read, S: Sink + 'static>(
     mut input: R,
@@ -214,8 +236,15 @@ pub fn audit_stream<R: Read, S: Sink + 'static>(
     resolve: &Resolver,
     new_sink: &(dyn Fn() -> S + Sync),
     merge: &mut Merge<'_, S>,
+    progress: &(dyn Fn(u64, u64, bool) + Sync),
 ) -> std::io::Result<Summary> {
     let jobs = jobs.max(1);
+    let ticker = Ticker {
+        bytes: AtomicU64::new(0),
+        hands: AtomicU64::new(0),
+        report: progress,
+    };
+    let ticker = &ticker;
     let label = crate::notation::parser::file_label(source);
     let mut total = Summary::default();
     let (work_tx, work_rx) = mpsc::sync_channel::<(usize, Vec<u8>, u32)>(jobs);
@@ -229,7 +258,8 @@ pub fn audit_stream<R: Read, S: Sink + 'static>(
                 loop {
                     let next = work_rx.lock().ok().and_then(|rx| rx.recv().ok());
                     let Some((seq, data, line)) = next else { break };
-                    let mut out = audit_piece(&data, source, line, check(), resolve, new_sink());
+                    let mut out =
+                        audit_piece(&data, source, line, check(), resolve, new_sink(), ticker);
                     out.buffer = data;
                     if done_tx.send((seq, out)).is_err() {
                         break;
@@ -331,6 +361,7 @@ pub fn audit_stream<R: Read, S: Sink + 'static>(
         }
         Ok(())
     })?;
+    progress(total.bytes, total.hands, true); // the last state (`true`: the stream is done)
     Ok(total)
 }
 

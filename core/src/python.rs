@@ -330,6 +330,12 @@ impl<'py> ToPy<'py, '_> {
             total,
             self.tuple(notes)?,
             misdeal,
+            self.tuple(
+                h.misread
+                    .iter()
+                    .map(|k| PyString::new(py, k).into_any())
+                    .collect(),
+            )?,
         ];
         self.call(&self.c.hand, args)
     }
@@ -626,6 +632,9 @@ fn hand_from(g: &mut Game, o: &Obj<'_>) -> PyResult<Hand> {
     if let Some(m) = opt_obj(o, "misdeal")? {
         h.misdeal = Some(meta_from(&m)?);
     }
+    for word in get::<Vec<String>>(o, "misread")? {
+        h.misread.extend(crate::notation::parser::keyword(&word));
+    }
     Ok(h)
 }
 
@@ -684,89 +693,29 @@ impl PyRules {
             min_bid: get(r, "min_bid")?,
             top_bid: get(r, "top_bid")?,
             top_bid_words: get(r, "top_bid_words")?,
-            auction: choice(
-                r,
-                "auction",
-                &[("once-round", Auction::OnceRound), ("sell", Auction::Sell)],
-            )?,
+            auction: choice(r, "auction", Auction::ALL)?,
             dealer_steal: get(r, "dealer_steal")?,
             steal_smudge: get(r, "steal_smudge")?,
-            all_pass: choice(
-                r,
-                "all_pass",
-                &[
-                    ("eldest-pitches", AllPass::EldestPitches),
-                    ("redeal", AllPass::Redeal),
-                    ("dealer-bids", AllPass::DealerBids),
-                    ("dealer-set-back", AllPass::DealerSetBack),
-                ],
-            )?,
+            all_pass: choice(r, "all_pass", AllPass::ALL)?,
             sold_contract: get(r, "sold_contract")?,
-            low: choice(r, "low", &[("holder", Low::Holder), ("taker", Low::Taker)])?,
-            follow: choice(
-                r,
-                "follow",
-                &[
-                    ("follow-or-trump", Follow::FollowOrTrump),
-                    ("strict", Follow::Strict),
-                    ("free-when-void", Follow::FreeWhenVoid),
-                ],
-            )?,
+            low: choice(r, "low", Low::ALL)?,
+            follow: choice(r, "follow", Follow::ALL)?,
             follow_name: get(r, "follow")?,
             trumps_only: get(r, "trumps_only")?,
             game: get(r, "game")?,
             count_down: get(r, "count_down")?,
-            going_out: choice(
-                r,
-                "going_out",
-                &[
-                    ("pitcher-first", GoingOut::PitcherFirst),
-                    ("points-order", GoingOut::PointsOrder),
-                    ("bidder-only", GoingOut::BidderOnly),
-                ],
-            )?,
-            smudge: choice(
-                r,
-                "smudge",
-                &[
-                    ("none", Smudge::None),
-                    ("wins-game", Smudge::WinsGame),
-                    ("all-tricks", Smudge::AllTricks),
-                    ("moon", Smudge::Moon),
-                ],
-            )?,
+            going_out: choice(r, "going_out", GoingOut::ALL)?,
+            smudge: choice(r, "smudge", Smudge::ALL)?,
             trey: get(r, "trey")?,
-            game_point: choice(
-                r,
-                "game_point",
-                &[("count", GamePoint::Count), ("ten", GamePoint::Ten)],
-            )?,
-            revoke: choice(
-                r,
-                "revoke",
-                &[("bid", Revoke::Bid), ("highest-bid", Revoke::HighestBid)],
-            )?,
+            game_point: choice(r, "game_point", GamePoint::ALL)?,
+            revoke: choice(r, "revoke", Revoke::ALL)?,
             club_settlement: choice(r, "settlement", &[("none", false), ("club", true)])?,
             draw: get(r, "draw")?,
-            discard: choice(
-                r,
-                "discard",
-                &[
-                    ("non-trumps", Discard::NonTrumps),
-                    ("all-non-trumps", Discard::AllNonTrumps),
-                ],
-            )?,
+            discard: choice(r, "discard", Discard::ALL)?,
             leftover_to_bidder: choice(r, "leftover", &[("none", false), ("bidder", true)])?,
             pitching: get(r, "pitching")?,
             double_loss: get(r, "double_loss")?,
-            first_trick_trump: choice(
-                r,
-                "first_trick_trump",
-                &[
-                    ("led", FirstTrickTrump::Led),
-                    ("free", FirstTrickTrump::Free),
-                ],
-            )?,
+            first_trick_trump: choice(r, "first_trick_trump", FirstTrickTrump::ALL)?,
             unsupported: r.call_method0("unsupported")?.extract()?,
             text: r.call_method0("to_text")?.extract()?,
             points_in_play: get(r, "points_in_play")?,
@@ -846,6 +795,8 @@ fn hand_py<'py>(
     d.set_item("takeover", hs.takeover)?;
     d.set_item("prep_takeover", prep.takeover)?;
     d.set_item("moon_from", hs.moon_from)?;
+    d.set_item("contract_rule", &hs.contract_rule)?;
+    d.set_item("out_why", &hs.out_why)?;
     d.set_item("winners", &hs.winners)?;
     let rp = PyList::empty(py);
     for r in &hs.revoke_plays {
@@ -1009,7 +960,7 @@ fn shared_check(check: Py<PyAny>) -> impl Fn() -> parser::RulesCheck + Sync {
 /// `jobs` threads, the GIL released. Returns the findings (as `auditor.notation.Finding`)
 /// and the counts: games, hands, cards, unscored hands, bytes.
 #[pyfunction]
-#[pyo3(signature = (path, start, end, first_line, first_game, jobs, rules_check, resolve, source=None))]
+#[pyo3(signature = (path, start, end, first_line, first_game, jobs, rules_check, resolve, source=None, progress=None, progress_every=0.1))]
 #[allow(clippy::too_many_arguments)]
 fn audit_file<'py>(
     py: Python<'py>,
@@ -1022,6 +973,8 @@ fn audit_file<'py>(
     rules_check: Py<PyAny>,
     resolve: Py<PyAny>,
     source: Option<String>,
+    progress: Option<Py<PyAny>>,
+    progress_every: f64,
 ) -> PyResult<(Bound<'py, PyList>, u64, u64, u64, u64, u64)> {
     use std::io::{Read, Seek};
     let check = shared_check(rules_check);
@@ -1029,8 +982,13 @@ fn audit_file<'py>(
     let path_owned = path.to_string();
     let source = source.unwrap_or_else(|| path.to_string());
     let source_name = source.clone();
+    let (failed, last) = (
+        std::sync::Mutex::new(None),
+        std::sync::Mutex::new((None, 0)),
+    );
+    let report = reporter(&progress, progress_every, &failed, &last);
     let summary = py
-        .detach(move || -> std::io::Result<crate::audit::Summary> {
+        .detach(|| -> std::io::Result<crate::audit::Summary> {
             let mut f = std::fs::File::open(&path_owned)?;
             f.seek(std::io::SeekFrom::Start(start))?;
             let input: Box<dyn Read + Send> = if end >= 0 {
@@ -1047,9 +1005,13 @@ fn audit_file<'py>(
                 jobs,
                 &check,
                 &resolve,
+                &report,
             )
         })
         .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))?;
+    if let Some(e) = failed.lock().ok().and_then(|mut e| e.take()) {
+        return Err(e);
+    }
     Ok((
         findings_py(py, &summary, &source)?,
         summary.games,
@@ -1079,13 +1041,23 @@ fn audit_bytes<'py>(
     let summary = py
         .detach(move || {
             let input = std::io::Cursor::new(data);
-            audit_findings(input, &name, first_line, first_game, 1, &check, &resolve)
+            audit_findings(
+                input,
+                &name,
+                first_line,
+                first_game,
+                1,
+                &check,
+                &resolve,
+                &|_, _, _| {},
+            )
         })
         .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))?;
     findings_py(py, &summary, source)
 }
 
 /// The audit of a stream for its findings and counts alone: no table rows.
+#[allow(clippy::too_many_arguments)]
 fn audit_findings(
     input: impl std::io::Read,
     source: &str,
@@ -1094,6 +1066,7 @@ fn audit_findings(
     jobs: usize,
     check: &(dyn Fn() -> parser::RulesCheck + Sync),
     resolve: &crate::audit::Resolver,
+    progress: &(dyn Fn(u64, u64, bool) + Sync),
 ) -> std::io::Result<crate::audit::Summary> {
     crate::audit::audit_stream(
         input,
@@ -1105,7 +1078,43 @@ fn audit_findings(
         resolve,
         &|| crate::audit::NoRows,
         &mut |_, _, _| {},
+        progress,
     )
+}
+
+/// Progress for Python: `progress(bytes, hands)` called with the GIL taken, from whichever
+/// worker reports (see `audit::audit_stream`), at most once every `every` seconds but always
+/// at the end. An exception it raises (Ctrl-C) stops the calls and is kept in `error`, for the
+/// caller to raise once the core is done.
+fn reporter<'a>(
+    progress: &'a Option<Py<PyAny>>,
+    every: f64,
+    error: &'a std::sync::Mutex<Option<PyErr>>,
+    last: &'a std::sync::Mutex<(Option<std::time::Instant>, u64)>,
+) -> impl Fn(u64, u64, bool) + Sync + 'a {
+    let every = std::time::Duration::from_secs_f64(every.clamp(0.0, 60.0));
+    move |nbytes, hands, done| {
+        let Some(cb) = progress else { return };
+        // one worker reports at a time; the others go on with their slices
+        let Some(mut at) = (if done {
+            last.lock().ok()
+        } else {
+            last.try_lock().ok()
+        }) else {
+            return;
+        };
+        // never backwards: two workers may count before and report after each other
+        if nbytes < at.1 || (!done && at.0.is_some_and(|t| t.elapsed() < every)) {
+            return;
+        }
+        *at = (Some(std::time::Instant::now()), nbytes);
+        let Ok(mut err) = error.lock() else { return };
+        if err.is_none() {
+            if let Err(e) = Python::attach(|py| cb.bind(py).call1((nbytes, hands)).map(|_| ())) {
+                *err = Some(e);
+            }
+        }
+    }
 }
 
 /// An audit's findings as `auditor.notation.Finding` objects, each naming `source`.
@@ -1194,7 +1203,7 @@ fn tables_py<'py>(py: Python<'py>, rows: &crate::tables::Rows) -> PyResult<Bound
 /// table -> column -> Arrow buffers) in input order, the same game twice kept once. Returns
 /// the findings as (game key, Finding), the game keys in order, the legacy keys, and the counts.
 #[pyfunction]
-#[pyo3(signature = (path, start, end, first_line, first_game, jobs, rules_check, resolve, schema, now_us, write, batch_hands, source=None))]
+#[pyo3(signature = (path, start, end, first_line, first_game, jobs, rules_check, resolve, schema, now_us, write, batch_hands, source=None, progress=None, progress_every=0.1))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn import_file<'py>(
     py: Python<'py>,
@@ -1211,6 +1220,8 @@ fn import_file<'py>(
     write: Py<PyAny>,
     batch_hands: usize,
     source: Option<String>,
+    progress: Option<Py<PyAny>>,
+    progress_every: f64,
 ) -> PyResult<(
     Bound<'py, PyList>,
     Vec<String>,
@@ -1244,6 +1255,11 @@ fn import_file<'py>(
     let mut ids: Vec<String> = Vec::new();
     let mut legacy: Vec<(String, String)> = Vec::new();
     let mut error: Option<PyErr> = None;
+    let (failed, last) = (
+        std::sync::Mutex::new(None),
+        std::sync::Mutex::new((None, 0)),
+    );
+    let report = reporter(&progress, progress_every, &failed, &last);
     let summary = py
         .detach(|| -> std::io::Result<crate::audit::Summary> {
             let mut f = std::fs::File::open(&path_owned)?;
@@ -1298,12 +1314,13 @@ fn import_file<'py>(
                         }
                     }
                 },
+                &report,
             )?;
             flush(&mut out, &mut error);
             Ok(summary)
         })
         .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))?;
-    if let Some(e) = error {
+    if let Some(e) = error.or_else(|| failed.lock().ok().and_then(|mut e| e.take())) {
         return Err(e);
     }
     let c = classes(py)?;

@@ -134,6 +134,45 @@ pub struct RuleSet {
     pub point_names: Vec<String>,
 }
 
+/// The value words of the keys that messages name (`low=taker`), as a `Rules` tag writes them.
+macro_rules! key_words {
+    ($($ty:ident { $($variant:ident => $word:literal),* $(,)? })*) => {
+        $(impl $ty {
+            /// Every value, with its word.
+            pub const ALL: &'static [(&'static str, $ty)] = &[$(($word, $ty::$variant)),*];
+
+            /// The key's value as a `Rules` tag writes it.
+            pub fn word(self) -> &'static str {
+                match self {
+                    $($ty::$variant => $word),*
+                }
+            }
+        })*
+    };
+}
+
+key_words! {
+    Auction { OnceRound => "once-round", Sell => "sell" }
+    AllPass {
+        EldestPitches => "eldest-pitches",
+        Redeal => "redeal",
+        DealerBids => "dealer-bids",
+        DealerSetBack => "dealer-set-back",
+    }
+    Low { Holder => "holder", Taker => "taker" }
+    GoingOut {
+        PitcherFirst => "pitcher-first",
+        PointsOrder => "points-order",
+        BidderOnly => "bidder-only",
+    }
+    Smudge { None => "none", WinsGame => "wins-game", AllTricks => "all-tricks", Moon => "moon" }
+    GamePoint { Count => "count", Ten => "ten" }
+    Revoke { Bid => "bid", HighestBid => "highest-bid" }
+    Discard { NonTrumps => "non-trumps", AllNonTrumps => "all-non-trumps" }
+    Follow { FollowOrTrump => "follow-or-trump", Strict => "strict", FreeWhenVoid => "free-when-void" }
+    FirstTrickTrump { Led => "led", Free => "free" }
+}
+
 /// What a pitch in place of a bid is worth (pitching=on).
 pub const PITCH_VALUE: i32 = 4;
 
@@ -144,6 +183,16 @@ impl RuleSet {
         by.iter()
             .find(|(n, _)| *n as usize == players)
             .map_or(*default, |(_, v)| *v)
+    }
+
+    /// The `deal_size` value as a `Rules` tag writes it (`9,6:8`).
+    pub fn deal_size_text(&self) -> String {
+        let (default, by) = &self.deal_size;
+        let mut out = default.to_string();
+        for (n, v) in by {
+            out.push_str(&format!(",{n}:{v}"));
+        }
+        out
     }
 
     /// Whether hands change after trump is named: a draw, or a deal larger than the hand played.

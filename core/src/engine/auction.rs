@@ -151,7 +151,8 @@ pub fn auction(
                 prep,
                 Code::A301,
                 format!(
-                    "the auction is missing {names}: every player speaks once, passes included"
+                    "the auction is missing {names}: with auction={} every player speaks once, passes included",
+                    rules.auction.word()
                 ),
                 1,
                 seats.name(missing.first().copied().unwrap_or(-1)),
@@ -176,7 +177,7 @@ pub fn auction(
                 prep,
                 Code::A308,
                 format!(
-                    "{who} says {}, which only the eldest hand says, last, in a selling auction",
+                    "{who} says {}, which only the eldest hand says, last, in a selling auction (auction=sell)",
                     py_repr(w)
                 ),
                 b.column,
@@ -223,7 +224,7 @@ pub fn auction(
                         prep,
                         Code::A309,
                         format!(
-                            "{who} bids after {}'s pitch: then only the dealer {} may take over",
+                            "{who} bids after {}'s pitch: with pitching=on only the dealer {} may then take over",
                             seats.name(pitched),
                             seats.name(dealer)
                         ),
@@ -285,13 +286,31 @@ pub fn auction(
             } else {
                 format!(", {}", rules.top_bid_words.join("/"))
             };
+            // a word that is no bid at all may be a slip of one (`pas`: `pass`)
+            let hint = if value.is_none() {
+                let mut known: Vec<&str> = vec!["pass"];
+                known.extend(rules.top_bid_words.iter().map(String::as_str));
+                if rules.pitching {
+                    known.push("pitch");
+                }
+                if sell {
+                    known.extend(["sells", "keeps"]);
+                }
+                crate::notation::parser::did_you_mean(w, known.into_iter())
+                    .map(|k| format!(" (did you mean '{k}'?)"))
+                    .unwrap_or_default()
+            } else {
+                String::new()
+            };
             find_cmp(
                 prep,
                 Code::A304,
                 format!(
-                    "{who} bids {}: {} bids run from {} to {}{words}",
+                    "{who} bids {}{hint}: {} bids run from {} to {}{words} (min_bid={}, max_bid={})",
                     py_repr(w),
                     rules.preset,
+                    rules.min_bid,
+                    rules.top_bid,
                     rules.min_bid,
                     rules.top_bid
                 ),
@@ -317,7 +336,7 @@ pub fn auction(
                     prep,
                     Code::A305,
                     format!(
-                        "the dealer {who} equals the high bid {high}: {} does not let the dealer steal (the dealer must bid higher)",
+                        "the dealer {who} equals the high bid {high}: {} does not let the dealer steal (dealer_steal=off: the dealer must bid higher)",
                         rules.preset
                     ),
                     b.column,
@@ -335,7 +354,7 @@ pub fn auction(
                     prep,
                     Code::A305,
                     format!(
-                        "the dealer {who} equals a {what} of {high}: in {} a smudge cannot be stolen",
+                        "the dealer {who} equals a {what} of {high}: in {} a smudge cannot be stolen (steal_smudge=off)",
                         rules.preset
                     ),
                     b.column,
@@ -426,7 +445,7 @@ pub fn auction(
                         prep,
                         Code::A306,
                         format!(
-                            "everybody passed: under {} the hand is thrown in and the same dealer deals again, but the record plays it",
+                            "everybody passed: under {} (all_pass=redeal) the hand is thrown in and the same dealer deals again, but the record plays it",
                             rules.preset
                         ),
                         1,
@@ -446,7 +465,7 @@ pub fn auction(
                         prep,
                         Code::A306,
                         format!(
-                            "everybody passed, including the dealer {}: under {} the dealer must then bid at least {}",
+                            "everybody passed, including the dealer {}: under {} (all_pass=dealer-bids) the dealer must then bid at least {} (min_bid)",
                             seats.name(dealer),
                             rules.preset,
                             rules.min_bid
@@ -501,7 +520,7 @@ pub fn auction(
             prep,
             Code::A306,
             format!(
-                "everybody passed and the hand was thrown in, but under {} the eldest hand pitches with no contract",
+                "everybody passed and the hand was thrown in, but under {} (all_pass=eldest-pitches) the eldest hand pitches with no contract",
                 rules.preset
             ),
             1,

@@ -43,10 +43,11 @@ pub fn not_in_deck(c: Card, rules: &RuleSet, line: u32, column: u32) -> Finding 
     Finding::new(
         Code::D203,
         format!(
-            "{} is not in the {}-card deck of {}",
+            "{} is not in the {}-card deck of {} (deck={})",
             c.name(),
             rules.deck_size(),
-            rules.preset
+            rules.preset,
+            rules.deck_size()
         ),
         line,
         column,
@@ -150,9 +151,10 @@ pub fn check_deal(
                     Finding::new(
                         Code::D202,
                         format!(
-                            "{who} is dealt {} cards; {} deals {deal_size}{with}",
+                            "{who} is dealt {} cards; {} deals {deal_size}{with} (deal_size={})",
                             hold.cards.len(),
-                            rules.preset
+                            rules.preset,
+                            rules.deal_size_text()
                         ),
                         line,
                         hold.column,
@@ -336,12 +338,12 @@ pub fn exchange(
             for (c, col) in thrown_trumps {
                 let rule = if excess_possible {
                     format!(
-                        "a trump may be thrown only as an excess over {size} trumps ({who} keeps {} cards, {} of them not trumps)",
+                        "with discard=non-trumps a trump may be thrown only as an excess over {size} trumps (hand_size={size}; {who} keeps {} cards, {} of them not trumps)",
                         left.count_ones(),
                         (left & !trump_mask).count_ones()
                     )
                 } else {
-                    "only non-trumps may be thrown".to_string()
+                    "with discard=non-trumps only non-trumps may be thrown".to_string()
                 };
                 prep.push(
                     Finding::new(
@@ -384,7 +386,7 @@ pub fn exchange(
                 Finding::new(
                     Code::D206,
                     format!(
-                        "{who} keeps {}: after trump is named every non-trump dealt is thrown",
+                        "{who} keeps {}: with discard=all-non-trumps every non-trump dealt is thrown after trump is named",
                         names(kept)
                     ),
                     at,
@@ -397,7 +399,7 @@ pub fn exchange(
         let held = now.count_ones();
         if held > size || (held < size && !ran_out) {
             let refill = if rules.draw {
-                "the dealer refills every hand to"
+                "with draw=on the dealer refills every hand to"
             } else {
                 "everyone discards down to"
             };
@@ -405,7 +407,7 @@ pub fn exchange(
                 Finding::new(
                     Code::D206,
                     format!(
-                        "{who} holds {held} cards after the discard{}: {refill} {size}",
+                        "{who} holds {held} cards after the discard{}: {refill} {size} (hand_size={size})",
                         if rules.draw { " and draw" } else { "" }
                     ),
                     at,
@@ -428,7 +430,7 @@ pub fn exchange(
             prep.push(
                 Finding::new(
                     Code::D206,
-                    format!("{rest} left in the stock: {when} the leftover cards go to the bidder {bidder}"),
+                    format!("{rest} left in the stock: with leftover=bidder, {when} the leftover cards go to the bidder {bidder}"),
                     last,
                     1,
                 )

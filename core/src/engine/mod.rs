@@ -326,6 +326,10 @@ pub struct HandScore {
     pub winners: Vec<i32>,
     pub went_out: i32,
     pub moon_from: Option<i32>,
+    /// The rule that decided a top-bid contract, in words naming its key (empty: none did).
+    pub contract_rule: String,
+    /// Why `went_out` won the game in this hand, naming the rule (empty: nobody went out).
+    pub out_why: String,
 }
 
 /// One play that broke the follow rule.
@@ -391,14 +395,17 @@ pub fn check_game_shape(game: &Game, rules: &RuleSet) -> Vec<Finding> {
     let (lo, hi) = rules.players;
     let most = rules.max_seats();
     if n > 0 && !(lo as usize <= n && n <= hi as usize) {
-        let range = if lo != hi {
-            format!("{lo}-{hi} players")
+        let (range, key) = if lo != hi {
+            (format!("{lo}-{hi} players"), format!("{lo}-{hi}"))
         } else {
-            format!("{lo}")
+            (format!("{lo}"), format!("{lo}"))
         };
         out.push(Finding::new(
             Code::E107,
-            format!("{n} players seated, but {} is for {range}", rules.preset),
+            format!(
+                "{n} players seated, but {} is for {range} (players={key})",
+                rules.preset
+            ),
             line_of("Players"),
             1,
         ));

@@ -286,7 +286,7 @@ pub fn prepare_hand(
             dealer
         }
         written => {
-            if written.is_none() {
+            if written.is_none() && !h.misread.contains(&"dealer") {
                 prep.push(Finding::new(
                     Code::E108,
                     "the hand has no `dealer` line".into(),
@@ -304,7 +304,7 @@ pub fn prepare_hand(
         prep.playable = false;
         return prep;
     }
-    if h.bids.is_none() {
+    if h.bids.is_none() && !h.misread.contains(&"bids") {
         prep.push(Finding::new(
             Code::E108,
             "the hand has no `bids` line".into(),
@@ -727,8 +727,9 @@ fn play_tricks(
                         Finding::new(
                             Code::P403,
                             format!(
-                                "{who} leads the first trick, but the pitcher is {} (nobody bid, so {} must pitch)",
+                                "{who} leads the first trick, but the pitcher is {} (nobody bid: with all_pass={} {} must pitch)",
                                 name(leader),
+                                rules.all_pass.word(),
                                 name(leader)
                             ),
                             t.meta.line,
@@ -748,7 +749,7 @@ fn play_tricks(
                     )
                 } else {
                     format!(
-                        "{} leads it: {} won trick {} and holds no trump, so the lead passes left",
+                        "{} leads it: {} won trick {} and holds no trump, so the lead passes left (trumps_only=on)",
                         name(leader),
                         name(last_winner),
                         t.number.saturating_sub(1)
@@ -790,7 +791,7 @@ fn play_tricks(
                     Finding::new(
                         Code::P402,
                         format!(
-                            "trick {}: {names} still hold{} a trump and must play one (only players without a trump drop out)",
+                            "trick {}: {names} still hold{} a trump and must play one (trumps_only=on: only players without a trump drop out)",
                             t.number,
                             if absent.len() == 1 { "s" } else { "" }
                         ),
@@ -957,7 +958,7 @@ fn play_tricks(
                             Finding::new(
                                 Code::P407,
                                 format!(
-                                    "{} plays {} to trick {} holding no trump: only trumps may be played, and a player without one drops out of the hand's play (the card is set aside: it takes no trick and counts for nothing)",
+                                    "{} plays {} to trick {} holding no trump: with trumps_only=on only trumps may be played, and a player without one drops out of the hand's play (the card is set aside: it takes no trick and counts for nothing)",
                                     name(s),
                                     c.name(),
                                     t.number

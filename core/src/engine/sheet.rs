@@ -4,7 +4,7 @@
 use super::contract::score_hand;
 use super::play::FollowRule;
 use super::{Finding, GameResult, HandScore, Prepared, Seats, Status, settlement};
-use crate::cards::{TrumpTable, off_jack, suit_name};
+use crate::cards::{Card, TrumpTable, off_jack, suit_name};
 use crate::notation::{Code, Game, Hand, ScoreLine};
 use crate::rules::{AllPass, Follow, GoingOut, RuleSet, Smudge};
 
@@ -95,7 +95,12 @@ pub fn explain(hs: &HandScore, prep: &Prepared, rules: &RuleSet, seats: &Seats) 
             } else {
                 String::new()
             };
-            parts.push(format!("{}{worth}: {}", a.name, p.why(a, seats)));
+            let key = match a.name {
+                "Low" => format!(" (low={})", rules.low.word()),
+                "Game" => format!(" (game_point={})", rules.game_point.word()),
+                _ => String::new(),
+            };
+            parts.push(format!("{}{worth}: {}{key}", a.name, p.why(a, seats)));
         }
     }
     if hs.status == Status::ThrownIn && rules.all_pass == AllPass::DealerSetBack && prep.dealer >= 0
@@ -125,6 +130,13 @@ pub fn explain(hs: &HandScore, prep: &Prepared, rules: &RuleSet, seats: &Seats) 
             };
             if hs.takeover {
                 top.push_str(", taking over a pitch");
+                if rules.double_loss && hs.contract_made == Some(false) {
+                    top.push_str(" (double_loss=on: set, the side loses double)");
+                }
+            }
+            if !hs.contract_rule.is_empty() {
+                verdict.push_str(": ");
+                verdict.push_str(&hs.contract_rule);
             }
             if let Some(from) = hs.moon_from {
                 let side = seats.side(prep.pitcher);
@@ -165,9 +177,82 @@ pub fn explain(hs: &HandScore, prep: &Prepared, rules: &RuleSet, seats: &Seats) 
                 )
             })
             .collect();
-        parts.push(format!("revoke penalty: {}", each.join(", ")));
+        parts.push(format!(
+            "revoke penalty (revoke={}): {}",
+            rules.revoke.word(),
+            each.join(", ")
+        ));
     }
     parts.join("; ")
+}
+
+/// A small count in words (`six`), as the rules are read aloud; larger ones in digits.
+fn count_word(n: usize) -> String {
+    const WORDS: [&str; 11] = [
+        "no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    ];
+    WORDS
+        .get(n)
+        .map_or_else(|| n.to_string(), |w| (*w).to_string())
+}
+
+/// The rule that decided a top-bid contract, in words with its key: what a smudge needs under
+/// `smudge=all-tricks`, and who took what the smudger lost (empty when no such rule applied).
+/// What a made smudge or a failed moon does to the game is said where the game ends (`out_why`).
+pub fn contract_rule(hs: &HandScore, prep: &Prepared, rules: &RuleSet, seats: &Seats) -> String {
+    let (Some(pts), true) = (&hs.points, hs.smudge && prep.pitcher >= 0) else {
+        return String::new();
+    };
+    let top = rules.top_word();
+    match rules.smudge {
+        Smudge::AllTricks => {
+            let p = seats.side(prep.pitcher);
+            let need = format!(
+                "under smudge=all-tricks a {top} needs all {} points and all {} tricks",
+                count_word(pts.awards.len()),
+                count_word(rules.hand_size as usize)
+            );
+            if hs.contract_made == Some(true) {
+                return format!("{need}, and made scores {}", prep.contract);
+            }
+            // what the smudger lost: each trick's taker, in trick order, then each point's
+            let mut takers: Vec<(i32, Vec<usize>)> = Vec::new();
+            for (t, &w) in hs.winners.iter().enumerate() {
+                if w >= 0 && seats.side(w) != p {
+                    match takers.iter_mut().find(|(s, _)| *s == w) {
+                        Some((_, ts)) => ts.push(t + 1),
+                        None => takers.push((w, vec![t + 1])),
+                    }
+                }
+            }
+            let mut lost: Vec<String> = takers
+                .iter()
+                .map(|(w, ts)| {
+                    let list: Vec<String> = ts.iter().map(usize::to_string).collect();
+                    let (last, rest) = list.split_last().map_or(("", &[][..]), |(l, r)| (l, r));
+                    let numbers = if rest.is_empty() {
+                        format!("trick {last}")
+                    } else {
+                        format!("tricks {} and {last}", rest.join(", "))
+                    };
+                    format!("{} took {numbers}", seats.name(*w))
+                })
+                .collect();
+            for a in pts.awards.iter().filter(|a| a.side != p) {
+                lost.push(match seats.side_name(a.side) {
+                    Some(side) => format!("{side} won {}", a.name),
+                    None => format!("nobody won {}", a.name),
+                });
+            }
+            if lost.is_empty() {
+                need
+            } else {
+                format!("{need}, but {}", lost.join(", "))
+            }
+        }
+        // what a made smudge or a failed moon does to the game is said where the game ends
+        _ => String::new(),
+    }
 }
 
 /// The rule a revoke broke, in words, and what the player should have played.
@@ -185,7 +270,8 @@ fn broken_rule(
     let rule = FollowRule::of(rules, table, t, lead);
     if rule == FollowRule::TrumpsOnly {
         return (
-            "only trumps may be played, and a player holding one must play it".into(),
+            "with trumps_only=on only trumps may be played, and a player holding one must play it"
+                .into(),
             format!("a trump ({could})"),
         );
     }
@@ -226,7 +312,9 @@ fn broken_rule(
     let suit = suit_name(led);
     if void {
         return (
-            format!("under {follow} a player without {suit} must play a trump when able{note}"),
+            format!(
+                "under follow={follow} a player without {suit} must play a trump when able{note}"
+            ),
             format!("a trump ({could})"),
         );
     }
@@ -238,17 +326,104 @@ fn broken_rule(
     }
     if rules.follow == Follow::FollowOrTrump {
         return (
-            format!("under {follow} a player holding {suit} must follow suit or trump{note}"),
+            format!(
+                "under follow={follow} a player holding {suit} must follow suit or trump{note}"
+            ),
             format!("{could} or a trump"),
         );
     }
     (
-        format!("under {follow} a player holding {suit} must follow suit{note}"),
+        format!("under follow={follow} a player holding {suit} must follow suit{note}"),
         could.to_string(),
     )
 }
 
-/// Who (if anyone) wins the game in this hand, by the rule set's counting order.
+/// What the record shows of a player accused of a revoke (R502): in the trick named, what was
+/// led and how the player answered it; with no trick named, the tricks the player did not follow.
+fn accused_play(
+    prep: &Prepared,
+    rules: &RuleSet,
+    seats: &Seats,
+    seat: i32,
+    trick: Option<u32>,
+) -> String {
+    if prep.trump < 0 || seat < 0 {
+        return String::new();
+    }
+    let table = TrumpTable::get(prep.trump, rules.deck);
+    let who = seats.name(seat);
+    // (trick number, led card, the accused's card, whether they held the suit led)
+    let answer = |t: usize| {
+        let (cs, ss) = (prep.cards.get(t)?, prep.seats.get(t)?);
+        let pos = ss.iter().position(|&x| x == seat)?;
+        let (led, card) = (*cs.first()?, *cs.get(pos)?);
+        let held = prep.held_before(seat, t) & table.mask(table.suit(led)) != 0;
+        Some((t + 1, pos, led, card, held))
+    };
+    let suit = |c: Card| suit_name(table.suit(c));
+    match trick {
+        Some(n) => {
+            let Some((t, pos, led, card, held)) = answer((n as usize).saturating_sub(1)) else {
+                return String::new();
+            };
+            if pos == 0 {
+                format!(
+                    ": {who} led trick {t} ({}), and a lead follows no one",
+                    card.name()
+                )
+            } else if table.suit(card) == table.suit(led) {
+                format!(
+                    ": {who} followed {} with {} to trick {t} ({} led)",
+                    suit(led),
+                    card.name(),
+                    led.name()
+                )
+            } else if !held {
+                format!(
+                    ": {who} had no {} when trick {t} was led ({}), so {} broke no rule (follow={})",
+                    suit(led),
+                    led.name(),
+                    card.name(),
+                    rules.follow.word()
+                )
+            } else {
+                format!(
+                    ": {who} held {} in trick {t} ({} led) and trumped with {}, which follow={} allows",
+                    suit(led),
+                    led.name(),
+                    card.name(),
+                    rules.follow.word()
+                )
+            }
+        }
+        None => {
+            let off: Vec<String> = (0..prep.cards.len())
+                .filter_map(answer)
+                .filter(|&(_, pos, led, card, _)| pos > 0 && table.suit(card) != table.suit(led))
+                .map(|(t, _, led, card, held)| {
+                    if held {
+                        format!(
+                            "trick {t} (trumped with {}, which follow={} allows)",
+                            card.name(),
+                            rules.follow.word()
+                        )
+                    } else {
+                        format!("trick {t} (no {})", suit(led))
+                    }
+                })
+                .collect();
+            if off.is_empty() {
+                format!(": {who} followed the suit led in every trick")
+            } else {
+                format!(": {who} followed suit except in {}", off.join(", "))
+            }
+        }
+    }
+}
+
+/// Who (if anyone) wins the game in this hand, by the rule set's counting order, and why in
+/// words naming the rule. Nobody (-1) may come with a why too: a side reached the target but
+/// `going_out=bidder-only` kept it from going out.
 fn going_out(
     hs: &HandScore,
     prep: &Prepared,
@@ -256,13 +431,15 @@ fn going_out(
     seats: &Seats,
     before: &[i32],
     after: &[i32],
-) -> i32 {
+) -> (i32, String) {
     let target = rules.game;
     let ps = if prep.pitcher >= 0 {
         seats.side(prep.pitcher)
     } else {
         -1
     };
+    let name = |s: i32| seats.side_name(s).unwrap_or("nobody");
+    let top = rules.top_word();
     let revoked = hs.revokers.contains(&ps);
     let at = |v: &[i32], s: i32| {
         usize::try_from(s)
@@ -278,7 +455,13 @@ fn going_out(
         && at(before, ps) >= 0
         && !revoked
     {
-        return ps;
+        return (
+            ps,
+            format!(
+                "{} bid {top} and made it: under smudge=wins-game a made {top} wins the game at once",
+                seats.name(prep.pitcher)
+            ),
+        );
     }
     if rules.smudge == Smudge::Moon
         && hs.smudge
@@ -289,20 +472,50 @@ fn going_out(
         && after.len() > 1
     {
         // a failed moon loses the game: it goes to the best placed other side
-        return best(after, |s| s != ps);
+        let winner = best(after, |s| s != ps);
+        return (
+            winner,
+            format!(
+                "{} shot the moon and failed: under smudge=moon a failed {top} loses the game, to the best placed other side",
+                name(ps)
+            ),
+        );
     }
     let reached: Vec<i32> = (0..after.len() as i32)
         .filter(|&s| at(after, s) >= target)
         .collect();
     if reached.is_empty() {
-        return -1;
+        return (-1, String::new());
     }
+    let reached_names: Vec<&str> = reached.iter().map(|&s| name(s)).collect();
     if rules.going_out == GoingOut::BidderOnly {
         // only a side that made its bid this hand can win: a side set back for a revoke has not
         return if reached.contains(&ps) && hs.contract_made == Some(true) && !revoked {
-            ps
+            (
+                ps,
+                format!(
+                    "{} made its bid and reached {target} (going_out=bidder-only: only the bidding side can go out that hand)",
+                    name(ps)
+                ),
+            )
         } else {
-            -1
+            let bidder = if ps >= 0 {
+                format!(" ({}'s)", seats.name(prep.pitcher))
+            } else {
+                String::new()
+            };
+            let how = if reached.contains(&ps) {
+                " without making its bid"
+            } else {
+                ""
+            };
+            (
+                -1,
+                format!(
+                    "{} reached {target}{how}, but under going_out=bidder-only only the bidding side{bidder} can go out that hand, and only by making its bid",
+                    reached_names.join(" and ")
+                ),
+            )
         };
     }
     let mut running = before.to_vec();
@@ -330,15 +543,34 @@ fn going_out(
             }
         }
     }
+    let why = |s: i32| {
+        if reached.len() < 2 {
+            return format!("{} reached {target} (game={target})", name(s));
+        }
+        let rule = match rules.going_out {
+            GoingOut::PitcherFirst => {
+                "the pitcher's points count first, then the others' in counting order"
+            }
+            _ => "the points count in their order (a sale first, then High, Low, Jack, ..., Game)",
+        };
+        format!(
+            "{} {} reached {target}: under going_out={} {rule}, and {} got there first",
+            reached_names.join(" and "),
+            if reached.len() == 2 { "both" } else { "all" },
+            rules.going_out.word(),
+            name(s)
+        )
+    };
     for (s, pts) in order {
         if let Some(r) = usize::try_from(s).ok().and_then(|s| running.get_mut(s)) {
             *r += pts;
             if *r >= target {
-                return s;
+                return (s, why(s));
             }
         }
     }
-    best(after, |s| reached.contains(&s))
+    let s = best(after, |s| reached.contains(&s));
+    (s, why(s))
 }
 
 /// The first side with the highest value among those `keep` allows.
@@ -362,6 +594,8 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
     let mut sheet: Option<Vec<i32>> = Some(vec![if rules.count_down { rules.game } else { 0 }; k]);
     let sign = if rules.count_down { -1 } else { 1 };
     let mut ended_at: Option<usize> = None;
+    // why nobody went out where a side reached the target (going_out=bidder-only), hand by hand
+    let mut kept_in: Option<String> = None;
     let preps = std::mem::take(&mut res.preps);
     for (i, (h, prep)) in game.hands.iter().zip(&preps).enumerate() {
         res.findings
@@ -370,6 +604,7 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
                 f
             }));
         let mut hs = score_hand(prep, rules, seats);
+        hs.contract_rule = contract_rule(&hs, prep, rules, seats);
         res.cards_played += prep.cards.iter().map(|c| c.len() as u64).sum::<u64>();
         let hand = Some(h.number);
         for rp in &hs.revoke_plays {
@@ -430,10 +665,11 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
                         .collect();
                     format!(" (revokes shown: {})", each.join(", "))
                 };
+                let held = accused_play(prep, rules, seats, seats.seat(call.player), call.trick);
                 let mut f = Finding::new(
                     Code::R502,
                     format!(
-                        "a revoke by {who}{where_} was called at the table, but the record shows {who} following the rule{also}"
+                        "a revoke by {who}{where_} was called at the table, but the record shows {who} following the rule{held}{also}"
                     ),
                     call.meta.line,
                     call.column,
@@ -544,11 +780,18 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
                     if r != Some(want) {
                         let side = side_name(s);
                         let rec_text = r.map_or("nothing".to_string(), |v| v.to_string());
-                        let op = if rules.count_down { "-" } else { "+" };
+                        let (op, down) = if rules.count_down {
+                            (
+                                "-",
+                                " (count_down=on: the sheet counts the points still needed)",
+                            )
+                        } else {
+                            ("+", "")
+                        };
                         let mut f = Finding::new(
                             Code::S602,
                             format!(
-                                "{side}: total written {rec_text}, but the previous total {} {op} this hand's written score {} is {want}",
+                                "{side}: total written {rec_text}, but the previous total {} {op} this hand's written score {} is {want}{down}",
                                 sh.get(s).copied().unwrap_or(0),
                                 signed(w.get(s).copied().unwrap_or(0))
                             ),
@@ -579,10 +822,14 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
             if i == e + 1 {
                 let winner = seats.side_name(res.winner).unwrap_or("").to_string();
                 let won = game.hands.get(e).map_or(0, |x| x.number);
+                let why = res
+                    .hands
+                    .get(e)
+                    .map_or(String::new(), |x| format!(" ({})", x.out_why));
                 let mut f = Finding::new(
                     Code::S603,
                     format!(
-                        "hand {} is played after {winner} won the game in hand {won}",
+                        "hand {} is played after {winner} won the game in hand {won}{why}",
                         h.number
                     ),
                     h.meta.line,
@@ -594,8 +841,12 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
                 res.findings.push(f);
             }
         } else if hs.scored && hs.status == super::Status::Played {
-            let out = going_out(&hs, prep, rules, seats, &before, &total);
+            let (out, why) = going_out(&hs, prep, rules, seats, &before, &total);
+            if out < 0 && !why.is_empty() {
+                kept_in = Some(format!("in hand {} {why}", h.number));
+            }
             if out >= 0 {
+                hs.out_why = why;
                 hs.went_out = out;
                 ended_at = Some(i);
                 res.winner = out;
@@ -613,16 +864,19 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
     };
     let winner = seats.side_name(res.winner).map(str::to_string);
     let now = standing(&total, rules, seats);
+    let out_why = ended_at
+        .and_then(|e| res.hands.get(e))
+        .map_or(String::new(), |x| format!(": {}", x.out_why));
     match (&game.winner, &winner) {
         (Some(w), None) => {
             let named = game.name_of(w.name);
-            let why = if rules.going_out == GoingOut::BidderOnly {
-                format!(
-                    "gone out: only a side that makes its bid in the hand can win at {}",
-                    rules.game
-                )
-            } else {
-                format!("reached {}", rules.game)
+            let why = match &kept_in {
+                Some(kept) => format!("gone out: {kept}"),
+                None if rules.going_out == GoingOut::BidderOnly => format!(
+                    "reached {} (game={}; going_out=bidder-only: only the bidding side can go out in a hand, by making its bid)",
+                    rules.game, rules.game
+                ),
+                None => format!("reached {} (game={})", rules.game, rules.game),
             };
             res.findings.push(
                 Finding::new(
@@ -640,7 +894,7 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
                 Finding::new(
                     Code::S603,
                     format!(
-                        "the record names {named} the winner, but {win} went out first in hand {} ({now})",
+                        "the record names {named} the winner, but {win} went out first in hand {}{out_why} ({now})",
                         res.won_in_hand.unwrap_or(0)
                     ),
                     w.meta.line,
@@ -650,12 +904,18 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
                 .compare(win.clone(), named),
             );
         }
-        (None, Some(win)) => {
+        // a misspelt winner line (`winer Bob`) is its E102 alone
+        (None, Some(win))
+            if !game
+                .hands
+                .last()
+                .is_some_and(|h| h.misread.contains(&"winner")) =>
+        {
             res.findings.push(
                 Finding::new(
                     Code::S603,
                     format!(
-                        "the record names no winner, but {win} went out in hand {} ({now})",
+                        "the record names no winner, but {win} went out in hand {}{out_why} ({now})",
                         res.won_in_hand.unwrap_or(0)
                     ),
                     last_line,

@@ -292,6 +292,9 @@ pub struct Hand {
     pub notes: Vec<Note>,
     /// A `misdeal` line (its line and comments).
     pub misdeal: Option<Meta>,
+    /// The statements that unknown lines of this hand were a misspelling of (`bisd`: `bids`),
+    /// each already an E102: a statement missing for that reason is not reported again.
+    pub misread: Vec<&'static str>,
 }
 
 /// A tag block and the hands that follow it.

@@ -207,54 +207,47 @@ pub fn game_name(label: &str, game: &Game) -> String {
     }
 }
 
-/// A close match for a misspelt word among `known`: at most two edits away, and closer than
-/// any other.
+/// A close match for a misspelt word among `known`: at most two edits away (one for a word of
+/// three letters or fewer), and closer than any other. The distance is the optimal string
+/// alignment distance (an adjacent transposition is one edit: `Dna` is one from `Dan`); between
+/// words equally far, the one more alike by Jaro-Winkler (which weighs the first letters) wins
+/// (`dealr`: `dealer`, not `deal`). Words alike on both counts are no suggestion: a guess
+/// between them would mislead (`KX`: `KS`, `KH`, `KD` or `KC`).
 pub fn did_you_mean<'a>(word: &str, known: impl Iterator<Item = &'a str>) -> Option<&'a str> {
-    let mut best: Option<(usize, &str)> = None;
+    // Words are short (keywords, names, card tokens); a long one is no typo of them.
+    if word.len() > 64 {
+        return None;
+    }
     let limit = if word.chars().count() <= 3 { 1 } else { 2 };
+    let mut best: Option<(usize, f64, &str)> = None;
+    let mut tied = false;
     for k in known {
-        let d = edit_distance(word, k, limit);
-        if d <= limit && best.is_none_or(|(bd, _)| d < bd) {
-            best = Some((d, k));
+        if k.len() > 64 {
+            continue;
         }
-    }
-    best.map(|(_, k)| k)
-}
-
-/// Edit distance with adjacent transpositions (`Dna` is one edit from `Dan`), capped above `limit`.
-fn edit_distance(a: &str, b: &str, limit: usize) -> usize {
-    let a: Vec<char> = a.chars().take(64).collect();
-    let b: Vec<char> = b.chars().take(64).collect();
-    if a.len().abs_diff(b.len()) > limit {
-        return limit + 1;
-    }
-    let w = b.len() + 1;
-    let mut d = vec![0usize; (a.len() + 1) * w];
-    let at = |i: usize, j: usize| i * w + j;
-    for i in 0..=a.len() {
-        for j in 0..=b.len() {
-            let v = if i == 0 {
-                j
-            } else if j == 0 {
-                i
-            } else {
-                let (ca, cb) = (a.get(i - 1), b.get(j - 1));
-                let cost = usize::from(ca != cb);
-                let get = |x: usize| d.get(x).copied().unwrap_or(usize::MAX - 1);
-                let mut v = (get(at(i - 1, j)) + 1)
-                    .min(get(at(i, j - 1)) + 1)
-                    .min(get(at(i - 1, j - 1)) + cost);
-                if i > 1 && j > 1 && ca == b.get(j - 2) && a.get(i - 2) == cb {
-                    v = v.min(get(at(i - 2, j - 2)) + 1);
-                }
-                v
-            };
-            if let Some(slot) = d.get_mut(at(i, j)) {
-                *slot = v;
+        let d = strsim::osa_distance(word, k);
+        if d > limit {
+            continue;
+        }
+        let alike = strsim::jaro_winkler(word, k);
+        match best {
+            Some((bd, ba, bk)) if d == bd && alike == ba => tied |= bk != k,
+            Some((bd, ba, _)) if d > bd || (d == bd && alike < ba) => {}
+            _ => {
+                best = Some((d, alike, k));
+                tied = false;
             }
         }
     }
-    d.last().copied().unwrap_or(usize::MAX)
+    best.filter(|_| !tied).map(|(_, _, k)| k)
+}
+
+/// A finding waiting for the hand it belongs to: code, message, column, expected and recorded.
+type Pending = (Code, String, u32, Option<(String, String)>);
+
+/// The statement keyword `word` is, if it is one.
+pub fn keyword(word: &str) -> Option<&'static str> {
+    KEYWORDS.iter().copied().find(|k| *k == word)
 }
 
 impl Parser {
@@ -444,7 +437,12 @@ impl Parser {
             .position(|k| *k == kw)
             .or_else(|| KEYWORDS.iter().position(|k| k.eq_ignore_ascii_case(kw)));
         let Some((index, kw)) = found.and_then(|i| Some((i, *KEYWORDS.get(i)?))) else {
-            let hint = did_you_mean(&kw.to_lowercase(), KEYWORDS.iter().copied())
+            let guess = did_you_mean(&kw.to_lowercase(), KEYWORDS.iter().copied());
+            // the statement the line was probably meant to be: its absence is this same mistake
+            if let (Some(k), Some(h)) = (guess, self.hand_mut()) {
+                h.misread.push(k);
+            }
+            let hint = guess
                 .map(|k| format!("did you mean '{k}'? "))
                 .unwrap_or_default();
             self.problem(
@@ -894,20 +892,23 @@ impl Parser {
             return;
         };
         let last = b.last_hand_number;
+        let first = b.hand.is_none() && b.game.hands.is_empty();
+        // the finding about the number belongs to the hand it opens, so it waits for it
+        let mut wrong: Option<Pending> = None;
         let number = match toks.slice() {
             [(tat, tok)] if is_digits(tok) => match bounded_int(tok, 0, MAX_HAND) {
                 Ok(n) => {
                     let n = u32::try_from(n).unwrap_or(0);
                     if n != last + 1 {
-                        let m = if last == 0 {
+                        let m = if first {
                             format!(
-                                "hand {n} opens the game: hands are numbered from 1, expected hand 1"
+                                "the game opens with hand {n}: hands are numbered from 1, expected hand 1"
                             )
                         } else {
                             format!("hand {n} follows hand {last}: expected hand {}", last + 1)
                         };
                         let compared = Some(((last + 1).to_string(), n.to_string()));
-                        self.problem_at(Code::E106, m, at.line.col(*tat), self.lineno, compared);
+                        wrong = Some((Code::E106, m, at.line.col(*tat), compared));
                     }
                     n
                 }
@@ -917,7 +918,7 @@ impl Parser {
                         show(tok),
                         last + 1
                     );
-                    self.problem(Code::E101, m, at.line.col(*tat));
+                    wrong = Some((Code::E101, m, at.line.col(*tat), None));
                     last + 1
                 }
             },
@@ -927,18 +928,18 @@ impl Parser {
                     [(tat, _)] => at.line.col(*tat),
                     _ => at.col,
                 };
-                let m = "a hand starts `hand N` with N a whole number (ASCII digits)";
-                self.problem(Code::E101, m.into(), c);
+                let m = format!(
+                    "a hand starts `hand N` with N a whole number (ASCII digits) (read as hand {})",
+                    last + 1
+                );
+                wrong = Some((Code::E101, m, c, None));
                 last + 1
             }
         };
-        if self
+        let after_winner = self
             .building
             .as_ref()
-            .is_some_and(|b| b.game.winner.is_some())
-        {
-            self.problem(Code::E108, "a hand after the winner line".into(), at.col);
-        }
+            .is_some_and(|b| b.game.winner.is_some());
         self.close_hand();
         let meta = self.meta(remark);
         if let Some(b) = self.building.as_mut() {
@@ -949,6 +950,12 @@ impl Parser {
                 tricks: Vec::with_capacity(8),
                 ..Hand::default()
             });
+        }
+        if after_winner {
+            self.problem(Code::E108, "a hand after the winner line".into(), at.col);
+        }
+        if let Some((code, m, col, compared)) = wrong {
+            self.problem_at(code, m, col, self.lineno, compared);
         }
     }
 
@@ -1572,9 +1579,17 @@ fn set_flag(flags: &mut Vec<u8>, n: Name, flag: u8) {
     }
 }
 
+/// The card tokens a misspelt one is compared with: every canonical token, and the tens as `10S`.
+const TENS: [&str; 4] = ["10S", "10H", "10D", "10C"];
+
 fn bad_card(tok: &str) -> String {
+    let upper = tok.to_uppercase();
+    let known = crate::cards::CARD_NAMES.iter().chain(&TENS).copied();
+    let hint = did_you_mean(&upper, known)
+        .map(|k| format!(" (did you mean '{k}'?)"))
+        .unwrap_or_default();
     format!(
-        "bad card token {}: expected a rank A K Q J T 9-2 then a suit S H D C",
+        "bad card token {}{hint}: expected a rank A K Q J T 9-2 then a suit S H D C",
         show(tok)
     )
 }
@@ -1736,6 +1751,42 @@ mod tests {
             "{}",
             f[1].message
         );
+    }
+
+    #[test]
+    fn a_close_word_is_suggested_and_a_tie_is_not() {
+        let keywords = || KEYWORDS.iter().copied();
+        assert_eq!(did_you_mean("bisd", keywords()), Some("bids"));
+        assert_eq!(did_you_mean("dealr", keywords()), Some("dealer"));
+        assert_eq!(
+            did_you_mean("Dna", ["Ann", "Bob", "Dan"].into_iter()),
+            Some("Dan")
+        );
+        assert_eq!(
+            did_you_mean("pas", ["pass", "smudge"].into_iter()),
+            Some("pass")
+        );
+        assert_eq!(did_you_mean("bananas", keywords()), None);
+        // four cards one edit from KX: no guess between them
+        assert!(!bad_card("KX").contains("did you mean"));
+        assert!(bad_card("1OD").contains("did you mean '10D'?"));
+        assert!(bad_card("as.").contains("did you mean 'AS'?"));
+    }
+
+    #[test]
+    fn a_hand_number_finding_belongs_to_the_hand_it_opens() {
+        let t = format!("{HEAD}hand 0\ndealer Ann\nhand 99\ndealer Bob\n");
+        let (_, f) = parse_all(t.as_bytes(), "t");
+        let e106: Vec<_> = f.iter().filter(|x| x.code == Code::E106).collect();
+        assert_eq!(e106.len(), 2, "{f:?}");
+        assert!(
+            e106[0].message.starts_with("the game opens with hand 0"),
+            "{}",
+            e106[0].message
+        );
+        assert_eq!(e106[0].hand, Some(0));
+        assert_eq!(e106[1].message, "hand 99 follows hand 0: expected hand 1");
+        assert_eq!(e106[1].hand, Some(99));
     }
 
     #[test]
