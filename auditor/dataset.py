@@ -461,9 +461,40 @@ def arrow_tables(columns: dict[str, dict[str, tuple]]) -> dict[str, pa.Table]:
     return out
 
 
+def analysis_table(chunk: Chunk, override: str, jobs: int, ids: list[str]) -> pa.Table:
+    """The ``analysis`` rows of a chunk's games (``import --analyze``): each card of each hand the
+    solver can examine, the games in file order, as the core's import numbered them in ``ids``."""
+    from .engine import analyze_games
+    from .notation import parse_text
+
+    with open(chunk.path, "rb") as f:
+        f.seek(chunk.start)
+        data = f.read(-1 if chunk.end < 0 else chunk.end - chunk.start)
+    games, _ = parse_text(data.decode("utf-8", "replace"), chunk.path)
+    columns = {f.name: [] for f in SCHEMAS["analysis"]}
+    if len(games) != len(ids):  # the two readings disagree: no rows rather than rows on the wrong game
+        return pa.Table.from_pydict(columns, schema=SCHEMAS["analysis"])
+    for game_id, game, hands in zip(ids, games, analyze_games(games, override, jobs)):
+        side_of = {p: t for t, ps in game.teams.items() for p in ps} if game.teams else {}
+        for a in hands:
+            if a.not_analysable:
+                continue
+            best = a.best_trump
+            for p in a.plays:
+                row = dict(game_id=game_id, hand=a.hand, trick=p.trick, position=p.position, player=p.player,
+                           side=side_of.get(p.player, p.player), card=p.card, pitcher=a.pitcher,
+                           pitcher_side=a.pitcher_side, value_before=p.before, value_after=p.after, cost=p.cost,
+                           mistake=p.cost > 0, illegal=p.illegal, better=" ".join(p.best) or None, par=a.par,
+                           best_trump_par=best[1] if best else None, contract=a.contract)
+                for k, v in row.items():
+                    columns[k].append(v)
+    return pa.Table.from_pydict(columns, schema=SCHEMAS["analysis"])
+
+
 def import_chunk(chunk: Chunk, source: str, override: str, jobs: int, writer: BatchWriter, now: dt.datetime,
-                 out: TaskResult, progress: Progress | None = None) -> int:
-    """Parse, audit and write one chunk's tables in the core on ``jobs`` threads; returns its games."""
+                 out: TaskResult, progress: Progress | None = None, analyze: bool = False) -> int:
+    """Parse, audit and write one chunk's tables in the core on ``jobs`` threads; returns its games.
+    With ``analyze``, also the chunk's ``analysis`` rows (perfect play, card by card)."""
     binary = _sniff(chunk, source)
     if binary is not None:
         rows = Rows()
@@ -472,7 +503,7 @@ def import_chunk(chunk: Chunk, source: str, override: str, jobs: int, writer: Ba
         out.findings.append((None, binary))
         return 0
     schema = [(t, [(c, ty) for c, ty, _ in spec["columns"]]) for t, spec in load_schema_doc()["tables"].items()
-              if not spec.get("derived")]
+              if not spec.get("derived") and not spec.get("option")]
     now_us = int(now.timestamp() * 1_000_000)
     # Parquet is written on a thread of its own (pyarrow lets go of the GIL), so the core goes on meanwhile
     queue: Queue = Queue(maxsize=2)
@@ -508,6 +539,8 @@ def import_chunk(chunk: Chunk, source: str, override: str, jobs: int, writer: Ba
         thread.join()
     if failed:
         raise failed[0]
+    if analyze and ids:
+        writer.write({"analysis": analysis_table(chunk, override, jobs, ids)})
     out.game_ids.extend(ids)
     out.legacy_ids.update(legacy)
     out.hands += hands
@@ -535,10 +568,10 @@ def _readable(chunk: Chunk) -> Iterator[tuple[Chunk, str]]:
         yield replace(chunk, path=tmp.name), "<stdin>"
 
 
-def run_task(chunks: list[Chunk], override: str = "", staging: str | None = None, jobs: int = 1,
-             progress: Progress | None = None) -> TaskResult:
+def run_task(chunks: list[Chunk], override: str = "", staging: str | None = None, analyze: bool = False, *,
+             jobs: int = 1, progress: Progress | None = None) -> TaskResult:
     """Parse and audit some chunks in the core on ``jobs`` threads; write their tables as one staged
-    batch when ``staging`` is given. ``progress`` is told the task's bytes and hands done as the core
+    batch when ``staging`` is given (with ``analyze``, its ``analysis`` rows too). ``progress`` is told the task's bytes and hands done as the core
     reads them (a local run: a Dask worker has nobody to tell)."""
     now = dt.datetime.now(dt.timezone.utc)
     out = TaskResult(chunks, [], None)
@@ -551,7 +584,7 @@ def run_task(chunks: list[Chunk], override: str = "", staging: str | None = None
             try:
                 with _readable(chunk) as (readable, source):
                     if writer is not None:
-                        games = import_chunk(readable, source, override, jobs, writer, now, out, within)
+                        games = import_chunk(readable, source, override, jobs, writer, now, out, within, analyze)
                     else:
                         games = audit_chunk(readable, source, override, jobs, out, within)
             except OSError as e:
@@ -648,7 +681,8 @@ class _Runner:
 
 def process(paths: Iterable[str], *, override: str = "", out: str | Path | None = None, jobs: int = 1,
             scheduler=None,
-            progress: Progress | None = None, summarize: Summarize | None = None) -> ImportStats:
+            progress: Progress | None = None, summarize: Summarize | None = None,
+            analyze: bool = False) -> ImportStats:
     """Parse and audit ``paths``; with ``out``, add them to that dataset.
 
     The one pipeline behind ``import``, ``audit`` and the on-the-fly datasets of
@@ -656,6 +690,7 @@ def process(paths: Iterable[str], *, override: str = "", out: str | Path | None 
     ``summarize`` is called on each staged batch folder just before it is published, to add
     the derived tables (:data:`DERIVED`; ``auditor.warehouse.summarize_batch``); without it
     the new batches have none, and readers compute those rows from the raw tables.
+    ``analyze`` (with ``out``) adds the ``analysis`` table: every hand under perfect play.
     """
     files, missing = expand_paths(paths)
     stats = ImportStats(files=len(files))
@@ -686,8 +721,8 @@ def process(paths: Iterable[str], *, override: str = "", out: str | Path | None 
             staging = root / "staging"
             staging.mkdir()
             known = known_game_ids(root)
-            new = _collect(stats, run(tasks, (override, str(staging))), known, override,
-                           staging, progress, done)
+            new = _collect(stats, run(tasks, (override, str(staging), analyze)), known, override,
+                           staging, progress, done, analyze)
             drop: list[str] = []
             if new:
                 replaced, rewritten, drop = _supersede(root, staging, new)
@@ -732,12 +767,13 @@ class _Done:
 
 
 def _collect(stats: ImportStats, results: Iterator[TaskResult], known: set[str],
-             override: str, staging: Path | None, progress: Progress | None, done: _Done) -> dict[str, dict]:
+             override: str, staging: Path | None, progress: Progress | None, done: _Done,
+             analyze: bool = False) -> dict[str, dict]:
     """Merge task results in order: skip known games, check game numbering, gather findings."""
     new: dict[str, dict] = {}
     games_before: dict[str, int] = {}
     for res in results:
-        res = _renumber_if_needed(res, games_before, override, staging)
+        res = _renumber_if_needed(res, games_before, override, staging, analyze)
         stats.games += len(res.game_ids)
         stats.hands += res.hands
         stats.cards += res.cards
@@ -766,7 +802,7 @@ def _collect(stats: ImportStats, results: Iterator[TaskResult], known: set[str],
 
 
 def _renumber_if_needed(res: TaskResult, games_before: dict[str, int], override: str,
-                        staging: Path | None) -> TaskResult:
+                        staging: Path | None, analyze: bool = False) -> TaskResult:
     """Check each chunk's assumed game count; rerun a chunk whose count was wrong (a rare tag layout)."""
     chunks = res.chunks
     if all(c.first_game == games_before.get(c.path, 0) or c.start == 0 for c in chunks):
@@ -776,7 +812,7 @@ def _renumber_if_needed(res: TaskResult, games_before: dict[str, int], override:
     if res.batch is not None and staging is not None:
         shutil.rmtree(staging / res.batch, ignore_errors=True)
     fixed = [replace(c, first_game=games_before.get(c.path, 0)) if c.start else c for c in chunks]
-    res = run_task(fixed, override, str(staging) if staging else None)
+    res = run_task(fixed, override, str(staging) if staging else None, analyze)
     for c, n in zip(fixed, res.games_per_chunk):
         games_before[c.path] = games_before.get(c.path, 0) + n if c.start else n
     return res
@@ -866,13 +902,14 @@ def _check_dataset_path(root: Path) -> None:
 
 def import_paths(paths: Iterable[str], out: str | Path, *, override: str = "",
                  jobs: int = 1, scheduler=None, progress: Progress | None = None,
-                 summarize: Summarize | None = None) -> ImportStats:
+                 summarize: Summarize | None = None, analyze: bool = False) -> ImportStats:
     """Parse, audit and add ``paths`` to the dataset at ``out``: atomic and idempotent.
 
-    ``summarize`` adds the derived tables to each new batch (see :func:`process`).
+    ``summarize`` adds the derived tables to each new batch (see :func:`process`); ``analyze``
+    the ``analysis`` table (every hand under perfect play, card by card).
     """
     return process(paths, override=override, out=out, jobs=jobs, scheduler=scheduler,
-                   progress=progress, summarize=summarize)
+                   progress=progress, summarize=summarize, analyze=analyze)
 
 
 def compact(root: str | Path, target_rows: int = 2_000_000, summarize: Summarize | None = None) -> tuple[int, int]:

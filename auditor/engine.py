@@ -318,6 +318,7 @@ class HandAnalysis:
     hand: int
     pitcher: str | None = None
     pitcher_side: str | None = None
+    contract: int = 0  # the bid the pitcher had to make (0: none)
     trump: str | None = None
     par: int | None = None  # the pitcher's score under perfect play from the first lead
     par_by_trump: tuple[tuple[str, int], ...] = ()  # (suit letter, par) for each trump it could pitch
@@ -372,7 +373,7 @@ def analyze_games(games: Iterable[Game], override: str = "", jobs: int = 1,
             rows.append(HandAnalysis(
                 game.name, h.number, pitcher=name(p),
                 pitcher_side=sides[side_of[p]] if 0 <= p < len(side_of) and 0 <= side_of[p] < len(sides) else None,
-                trump=SUITS[a["trump"]], par=a["par"],
+                contract=a["contract"], trump=SUITS[a["trump"]], par=a["par"],
                 par_by_trump=tuple((SUITS[t], v) for t, v in a["par_by_trump"]),
                 par_by_trump_unknown=a["par_by_trump_unknown"], result=a["result"],
                 plays=tuple(PlayCost(t, pos, name(s), CARD_NAMES[c], b, af, cost, ill, tuple(CARD_NAMES[x] for x in best))

@@ -146,3 +146,29 @@ def test_replay_analyze_shows_par_each_cards_cost_and_the_damage():
     assert "Perfect play" in out and "par 4 for Ann" in out
     assert "the revoke by Bob in trick 1 cost NS 1 point" in out
     assert "trick 2: Ann AD cost 1 point" in out
+
+
+def test_import_analyze_writes_the_analysis_table_and_stats_gain_accuracy(tmp_path):
+    from auditor.check import check_dataset
+    from auditor.warehouse import connect, stats
+
+    ds = tmp_path / "club.parquet"
+    assert invoke("import", JACK_ESCAPES, "-o", ds, "--analyze").exit_code == 0
+    wh = connect(ds)
+    rows = wh.con.sql("SELECT trick, player, card, value_before, value_after, cost, mistake, illegal, par, "
+                      "contract FROM analysis ORDER BY trick, position").fetchall()
+    table = {r["player"]: r for r in stats(wh).to_pylist()}
+    assert len(rows) == 24
+    assert rows[1][1:3] == ("Bob", "3D") and rows[1][7] is True  # the revoke, marked illegal
+    assert [r[1:7] for r in rows if r[6]] == [("Ann", "AD", 4, 3, 1, True)]  # the one mistake
+    assert {(r[8], r[9]) for r in rows} == {(4, 2)}  # par 4 on a contract of 2
+    # Ann: 6 cards, a mistake of 1 point; she bid 2 where par was 4: an underbid
+    ann = table["Ann"]
+    assert (ann["cards_analysed"], ann["points_lost_per_100_cards"], ann["mistakes_per_hand"]) == (6, 16.67, 1.0)
+    assert (ann["unmakeable_bids"], ann["underbids"]) == (0, 1)
+    assert table["Cal"]["points_lost_per_100_cards"] == 0.0
+    assert check_dataset(ds).problems == []
+    # a dataset imported without --analyze has no accuracy: null, not 0
+    plain = tmp_path / "plain.parquet"
+    assert invoke("import", JACK_ESCAPES, "-o", plain).exit_code == 0
+    assert {r["cards_analysed"] for r in stats(connect(plain)).to_pylist()} == {None}

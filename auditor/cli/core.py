@@ -88,6 +88,8 @@ def import_cmd(
     fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="summary as text or json")] = "text",
     jobs: JobsOpt = CORES,
     scheduler: SchedulerOpt = None,
+    analyze: Annotated[bool, typer.Option("--analyze", help="also examine every hand under perfect play: the "
+                                          "analysis table, and accuracy in stats")] = False,
 ) -> None:
     """Parse and audit logs into a Parquet dataset (idempotent, atomic)."""
     check_format(fmt, ("text", "json"))
@@ -96,7 +98,7 @@ def import_cmd(
     try:
         with progress_bar(_total_bytes(paths)) as tick:
             stats = import_paths(paths, out, override=rules, progress=tick, jobs=jobs, scheduler=scheduler,
-                                 summarize=wh.summarize_batch)
+                                 summarize=wh.summarize_batch, analyze=analyze)
     except DatasetError as e:
         raise fail(f"{e.strerror or e}; the dataset is unchanged")
     missing = [f for f in stats.findings if f.code == "E100"]

@@ -93,11 +93,15 @@ STAT_GROUPS = (
                                                      "score_per_hand")),
     ("moons, the ten-point points and the jick (per 100 hands in play)",
      ("moon_attempts", "moons_made", "off_jack_per_100", "jokers_per_100", "trey_per_100")),
+    ("accuracy under perfect play (import --analyze)", ("cards_analysed", "points_lost_per_100_cards",
+                                                        "mistakes_per_hand", "unmakeable_bids", "underbids")),
     ("revokes, score sheet, settlement", ("revokes", "revokes_per_100", "scoring_errors", "settlement")),
 )
 # columns shown only where some row has something in them: the settlement (auction's club
-# settlement), the ten-point points and the jick (rule sets that have them) and moons (smudge=moon)
-_WHERE_USED = ("settlement", "off_jack_per_100", "jokers_per_100", "trey_per_100", "moon_attempts", "moons_made")
+# settlement), the ten-point points and the jick (rule sets that have them), moons (smudge=moon) and
+# the accuracy under perfect play (datasets imported with --analyze)
+_WHERE_USED = ("settlement", "off_jack_per_100", "jokers_per_100", "trey_per_100", "moon_attempts", "moons_made",
+               "cards_analysed", "points_lost_per_100_cards", "mistakes_per_hand", "unmakeable_bids", "underbids")
 
 
 def _stats_tables(table: pa.Table, by: str, output: str | None) -> None:

@@ -66,6 +66,11 @@
 -- column: revokes_per_100     100 * revokes / hands
 -- column: scoring_errors      S601 and S602 findings naming the side (the score keeper's mistakes on its entries)
 -- column: settlement          settlement units won (+) or paid (-) over finished games of rule sets with a settlement (null: none)
+-- column: cards_analysed      cards the unit played in hands examined under perfect play (the analysis table, `import --analyze`; null: none)
+-- column: points_lost_per_100_cards  100 * points its mistakes cost (each card's fall in value for its side under perfect play) / cards_analysed
+-- column: mistakes_per_hand   cards that lowered the side's value under perfect play, per hand examined
+-- column: unmakeable_bids     examined hands the unit pitched with a contract that par says could not be made (par below 0)
+-- column: underbids           examined hands the unit pitched with a contract below par (a higher bid could have been made)
 CREATE MACRO unit_stats(per := 'player', only_game := NULL, only_event := NULL, only_preset := NULL,
                         since := NULL, until := NULL, min_hands := 0, summaries := NULL,
                         per_event := false) AS TABLE
@@ -97,6 +102,28 @@ picked AS MATERIALIZED (
       AND (only_preset IS NULL OR preset = only_preset)
       AND (since IS NULL OR date >= since)
       AND (until IS NULL OR date <= until)
+),
+-- perfect play, from the analysis table (`import --analyze`), over the picked games: each
+-- card is its player's (per team: its side's); par and the contract are on the pitcher's lead
+picked_games AS (SELECT DISTINCT game_id, league FROM picked),
+accuracy AS (
+    SELECT g.league,
+           CASE WHEN per = 'team' THEN a.side ELSE a.player END AS unit,
+           count(*) AS cards_analysed,
+           count(DISTINCT (a.game_id, a.hand)) AS hands_analysed,
+           count(*) FILTER (WHERE a.mistake) AS mistakes,
+           coalesce(sum(a.cost) FILTER (WHERE a.mistake), 0) AS points_lost
+    FROM analysis AS a JOIN picked_games AS g USING (game_id)
+    GROUP BY ALL
+),
+bidding AS (
+    SELECT g.league,
+           CASE WHEN per = 'team' THEN a.pitcher_side ELSE a.pitcher END AS unit,
+           count(*) FILTER (WHERE a.contract > 0 AND a.par < 0) AS unmakeable_bids,
+           count(*) FILTER (WHERE a.contract > 0 AND a.par > a.contract) AS underbids
+    FROM analysis AS a JOIN picked_games AS g USING (game_id)
+    WHERE a.trick = 1 AND a.position = 0
+    GROUP BY ALL
 ),
 -- the player columns add up over every picked row (per team: over a side's members)
 players AS (
@@ -147,8 +174,10 @@ sides AS (
 ),
 -- the games without an Event tag are a league of their own: null matches null
 totals AS (
-    SELECT s.*, p.* EXCLUDE (league, unit)
+    SELECT s.*, p.* EXCLUDE (league, unit), a.* EXCLUDE (league, unit), b.* EXCLUDE (league, unit)
     FROM sides AS s JOIN players AS p ON p.unit = s.unit AND p.league IS NOT DISTINCT FROM s.league
+    LEFT JOIN accuracy AS a ON a.unit = s.unit AND a.league IS NOT DISTINCT FROM s.league
+    LEFT JOIN bidding AS b ON b.unit = s.unit AND b.league IS NOT DISTINCT FROM s.league
 ),
 rated AS (
 SELECT league, unit,
@@ -185,7 +214,12 @@ SELECT league, unit,
        CAST(revokes AS BIGINT) AS revokes,
        round(100 * revokes / nullif(hands, 0)::DOUBLE, 2) AS revokes_per_100,
        CAST(scoring_errors AS BIGINT) AS scoring_errors,
-       CAST(settlement AS BIGINT) AS settlement
+       CAST(settlement AS BIGINT) AS settlement,
+       CAST(cards_analysed AS BIGINT) AS cards_analysed,
+       round(100 * points_lost / nullif(cards_analysed, 0)::DOUBLE, 2) AS points_lost_per_100_cards,
+       round(mistakes / nullif(hands_analysed, 0)::DOUBLE, 2) AS mistakes_per_hand,
+       CAST(CASE WHEN cards_analysed > 0 THEN coalesce(unmakeable_bids, 0) END AS BIGINT) AS unmakeable_bids,
+       CAST(CASE WHEN cards_analysed > 0 THEN coalesce(underbids, 0) END AS BIGINT) AS underbids
 FROM totals
 WHERE coalesce(hands, 0) >= min_hands
 )

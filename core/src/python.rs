@@ -1479,6 +1479,7 @@ fn analysis_py<'py>(
     };
     let d = PyDict::new(py);
     d.set_item("pitcher", a.pitcher)?;
+    d.set_item("contract", a.contract)?;
     d.set_item("trump", a.trump)?;
     d.set_item("par", a.par)?;
     d.set_item("par_by_trump", a.par_by_trump.clone())?;

@@ -63,6 +63,8 @@ impl RevokeDamage {
 #[derive(Clone, Debug, Default)]
 pub struct HandAnalysis {
     pub pitcher: i32,
+    /// The contract the pitcher had to make (0: none).
+    pub contract: i32,
     pub trump: i32,
     /// The pitcher's score under perfect play from the first lead, with the trump pitched.
     pub par: i32,
@@ -249,6 +251,7 @@ pub fn analyse_hand(
     solver.budget = Some(HAND_BUDGET);
     let mut a = HandAnalysis {
         pitcher: prep.pitcher,
+        contract: prep.contract.max(0),
         trump: prep.trump,
         ..HandAnalysis::default()
     };
