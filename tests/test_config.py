@@ -52,7 +52,7 @@ def test_the_nearest_file_is_found_from_the_current_folder_upwards(tmp_path):
 
 def test_the_file_sets_the_defaults_and_the_command_line_wins(club):
     r = invoke("audit", SETBACK)
-    assert r.exit_code == 1 and codes(r) == ["R501", "S601"]  # select and format from the file
+    assert r.exit_code == 1 and codes(r) == ["R501", "R503", "S601"]  # select and format from the file
     assert codes(invoke("audit", SETBACK, "--select", "E")) == ["E102"]
     r = invoke("audit", SETBACK, "--format", "text")
     assert r.exit_code == 1 and "R501" in r.stdout and not r.stdout.startswith("[")

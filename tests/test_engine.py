@@ -315,4 +315,5 @@ def test_messages_that_apply_a_rule_key_name_the_key_and_its_value():
              "auction/A301_missing_bidder": "auction=once-round"}
     for case, key in cases.items():
         _, found = _golden(case)
+        found = [f for f in found if f.code != "R503"]  # what a revoke cost applies no rule key
         assert found and all(key in f.message for f in found), (case, [f.message for f in found])

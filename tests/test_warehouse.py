@@ -143,6 +143,9 @@ ANN = dict(
     score=14, score_per_hand=1.75,  # the same 14: no set-backs
     revokes=0, revokes_per_100=0.0, scoring_errors=0,
     settlement=3,  # club-1 only (auction): collects 2 from Bob (on -2) and 1 from Cal (on 6)
+    # imported without --analyze: no accuracy under perfect play
+    cards_analysed=None, points_lost_per_100_cards=None, mistakes_per_hand=None, unmakeable_bids=None,
+    underbids=None,
 )
 BOB = dict(
     place=3, games=4, games_finished=2, games_won=0, win_pct=0.0, hands=8,
