@@ -358,3 +358,16 @@ def summary_lines(games: int, hands: int, cards: int, findings: Sequence[Finding
     if counts:
         lines.append("  " + ", ".join(f"{c} {n}" for c, n in sorted(counts.items())))
     return lines
+
+
+def points_text(v: int) -> str:
+    """``1 point``, ``-4 points``."""
+    return f"{v} point" + ("" if abs(v) == 1 else "s")
+
+
+def mistake_text(m) -> str:
+    """One mistake of a hand under perfect play (an ``auditor.engine.PlayCost``), in words."""
+    kept = f"; {' or '.join(m.best)} would have kept {m.before}" if m.best else ""
+    what = "a revoke that cost" if m.illegal else "cost"
+    return (f"trick {m.trick}: {m.player} {m.card} {what} {points_text(m.cost)} "
+            f"(the pitcher's value {m.before} -> {m.after}{kept})")

@@ -33,7 +33,7 @@ from .cards import CARD_COUNT, CARD_NAMES, JOKER_HIGH, SUIT_NAMES, SUIT_SYMBOLS,
 from .engine import GameResult, HandAnalysis, HandScore, legal_cards, trick_winner_pos
 from .findings import severity_of, sort_key
 from .notation import Finding, Game, Hand
-from .render import MIN_WIDTH
+from .render import MIN_WIDTH, mistake_text, points_text
 from .rules import Rules
 
 WIDE_WIDTH = 120  # from here on, panels go side by side (the scores table needs room)
@@ -917,10 +917,6 @@ def render_hand(view: HandView, layout: Layout = Layout()) -> RenderableType:
     return Group(*parts)
 
 
-def _points(v: int) -> str:
-    return f"{v} point" + ("" if abs(v) == 1 else "s")
-
-
 def render_analysis(view: HandView, a: HandAnalysis, layout: Layout = Layout()) -> RenderableType:
     """Perfect play beside the record (``replay --analyze``): par, the result, each card's cost,
     the claim, and what each revoke cost the innocent side."""
@@ -969,17 +965,14 @@ def render_analysis(view: HandView, a: HandAnalysis, layout: Layout = Layout()) 
             cells.append(cell)
         table.add_row(str(t), *cells)
     parts += [Text("each card's cost to its side (-N: a mistake of N points; blank: it kept the value):"), table]
-    for m in a.mistakes:
-        better = f"; {' or '.join(m.best)} kept {m.before}" if m.best else ""
-        parts.append(Text(f"  trick {m.trick}: {m.player} {m.card} cost {_points(m.cost)} "
-                          f"(the pitcher's value {m.before} -> {m.after}{better})"))
+    parts += [Text(f"  {mistake_text(m)}") for m in a.mistakes]
     for r in a.revokes:
         innocent = " and ".join(r.innocent)
-        verdict = (f"cost {innocent} {_points(r.damage)}" if r.damage
+        verdict = (f"cost {innocent} {points_text(r.damage)}" if r.damage
                    else f"cost {innocent} nothing")
         parts.append(Text(f"the revoke by {r.revoker} in trick {r.trick} {verdict}: with a legal card "
-                          f"({r.line[0][1] if r.line else '?'}) {innocent} were sure of {_points(r.sure)}, "
-                          f"and took {_points(r.took)}"))
+                          f"({r.line[0][1] if r.line else '?'}) {innocent} were sure of {points_text(r.sure)}, "
+                          f"and took {points_text(r.took)}"))
     return Group(*parts)
 
 

@@ -15,7 +15,7 @@ import typer
 
 from ..engine import HandAnalysis, analyze_games
 from ..notation import expand_paths, parse_file
-from ..render import emit_rows
+from ..render import emit_rows, mistake_text, points_text
 from . import EXIT_CLEAN, app, fail
 from .core import CORES, JobsOpt, Paths, RulesOpt, _check_rules
 
@@ -37,10 +37,6 @@ def mistake_dict(m) -> dict[str, Any]:
             "after": m.after, "cost": m.cost, "illegal": m.illegal, "best": list(m.best)}
 
 
-def _pts(v: int) -> str:
-    return f"{v} point" + ("" if abs(v) == 1 else "s")
-
-
 def hand_text(a: HandAnalysis) -> list[str]:
     """A hand's analysis in words: par, result, the claim, then each mistake."""
     head = f"{a.game} hand {a.hand}"
@@ -56,11 +52,7 @@ def hand_text(a: HandAnalysis) -> list[str]:
     side = f" ({a.pitcher_side})" if a.pitcher_side and a.pitcher_side != a.pitcher else ""
     out = [f"{head}: {a.pitcher}{side} pitched {a.trump}: par {a.par}{trumps}; result {a.result}"
            + (f"; claim from trick {a.claim}" if a.claim else "")]
-    for m in a.mistakes:
-        kept = f"; {' or '.join(m.best)} would have kept {m.before}" if m.best else ""
-        what = "a revoke that cost" if m.illegal else "cost"
-        out.append(f"  trick {m.trick}: {m.player} {m.card} {what} {_pts(m.cost)} "
-                   f"(the pitcher's value {m.before} -> {m.after}{kept})")
+    out += [f"  {mistake_text(m)}" for m in a.mistakes]
     if not a.mistakes:
         out.append("  no mistakes: every card kept the value")
     return out
@@ -123,6 +115,6 @@ def analyze(
     done = [a for a in analyses if not a.not_analysable]
     lost = sum(m.cost for a in done for m in a.mistakes)
     typer.echo(f"analysed {len(done)} hands ({len(analyses) - len(done)} not analysable): "
-               f"{sum(len(a.mistakes) for a in done)} mistakes, {_pts(lost)} lost; "
+               f"{sum(len(a.mistakes) for a in done)} mistakes, {points_text(lost)} lost; "
                f"{time.perf_counter() - started:.2f} s", err=True)
     raise typer.Exit(EXIT_CLEAN)

@@ -1572,17 +1572,20 @@ fn analyze_records<'py>(
                 .chunks(chunk)
                 .zip(sets.chunks(chunk))
                 .map(|(gs, rs)| {
-                    scope.spawn(move || {
+                    let n = gs.len();
+                    let h = scope.spawn(move || {
                         gs.iter()
                             .zip(rs)
                             .map(|(g, r)| examine(g, r))
                             .collect::<Vec<_>>()
-                    })
+                    });
+                    (n, h)
                 })
                 .collect();
+            // a worker that failed leaves its games unexamined (None), never shifts the others
             handles
                 .into_iter()
-                .flat_map(|h| h.join().unwrap_or_default())
+                .flat_map(|(n, h)| h.join().unwrap_or_else(|_| (0..n).map(|_| None).collect()))
                 .collect()
         })
     });

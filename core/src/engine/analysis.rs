@@ -12,7 +12,7 @@ use std::sync::Arc;
 use super::contract::Contract;
 use super::solver::{Layout, MAX_SEATS, NotAnalysable, Objective, Position, Solver};
 use super::{Finding, HandScore, Prepared, Seats, Status};
-use crate::cards::{Card, CardMask, cards_of, suit_name};
+use crate::cards::{Card, CardMask, cards_of};
 use crate::notation::Code;
 use crate::rules::{FirstTrickTrump, RuleSet};
 
@@ -689,9 +689,4 @@ pub fn revoke_damage_findings(
         out.push(f);
     }
     out
-}
-
-/// The suit's name, for messages about par by trump.
-pub fn trump_name(t: i32) -> &'static str {
-    suit_name(t)
 }

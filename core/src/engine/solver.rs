@@ -298,8 +298,9 @@ impl Layout {
         legal(self.follow_rule(p), self.table, at(&p.hands, seat), led)
     }
 
-    /// `seat` plays `card` (legal or not: a recorded revoke is replayed as it stands).
-    pub fn play(&self, p: &mut Position, seat: usize, card: Card) {
+    /// `seat` plays `card` (legal or not: a recorded revoke is replayed as it stands). When
+    /// the card completes the trick: the seat that takes it and the points in it.
+    pub fn play(&self, p: &mut Position, seat: usize, card: Card) -> Option<(usize, u8)> {
         if let Some(h) = p.hands.get_mut(seat) {
             *h &= !card.bit();
         }
@@ -311,7 +312,7 @@ impl Layout {
         }
         p.trick_len += 1;
         if p.trick_len < p.in_trick {
-            return;
+            return None;
         }
         let cards = p.trick.iter().take(usize::from(p.trick_len));
         let pos = self.table.winner_pos(cards.clone().map(|&(_, c)| c));
@@ -328,6 +329,7 @@ impl Layout {
         p.leader = winner as u8;
         p.tricks_done += 1;
         self.begin_trick(p);
+        Some((winner, pts))
     }
 
     /// The side that takes Game by count (None: a tie, or Game is the ten of trumps).
@@ -393,21 +395,15 @@ impl Layout {
         obj.sides & (1 << side) != 0
     }
 
-    /// What the counted sides gain when the trick `p` holds is complete and `winner` takes it:
-    /// the points in it (a trick lost, for a sweep).
-    fn gain(&self, p: &Position, winner: usize, obj: &Objective) -> i32 {
+    /// What the counted sides gain when `winner` takes a trick holding `points`: those points
+    /// (for a sweep: minus the trick, when it is lost).
+    fn gain(&self, winner: usize, points: u8, obj: &Objective) -> i32 {
         let ours = Self::counted(obj, self.side(winner));
-        if obj.contract.is_some_and(|c| c.sweep) {
-            return if ours { 0 } else { -1 };
+        match (obj.contract.is_some_and(|c| c.sweep), ours) {
+            (true, ours) => -i32::from(!ours),
+            (false, true) => i32::from(points),
+            (false, false) => 0,
         }
-        if !ours {
-            return 0;
-        }
-        p.trick
-            .iter()
-            .take(usize::from(p.trick_len))
-            .map(|&(_, c)| i32::from(at(&self.capture, usize::from(c.index()))))
-            .sum()
     }
 
     /// Game by count at the end, for the counted sides (0 for a sweep: all tricks give it).
@@ -418,24 +414,26 @@ impl Layout {
         i32::from(self.game_by_count(p).is_some_and(|s| Self::counted(obj, s)))
     }
 
-    /// Bounds on what the counted sides still gain from `p`, whatever the play.
-    fn future_bounds(&self, p: &Position, obj: &Objective) -> (i32, i32) {
+    /// Bounds on what the counted sides still gain from `p`, whatever the play; `game` is
+    /// [`Layout::game_open`] of the same position.
+    fn future_bounds(&self, p: &Position, obj: &Objective, game: (i32, i32)) -> (i32, i32) {
         if obj.contract.is_some_and(|c| c.sweep) {
             let left = self.rules().hand_size as i32 - i32::from(p.tricks_done);
             return (-left.max(0) - 1, 0);
         }
+        let open_points: i32 = cards_of(self.still_out(p) & self.worth_mask)
+            .map(|c| i32::from(at(&self.capture, usize::from(c.index()))))
+            .sum();
+        (game.0, open_points + game.1)
+    }
+
+    /// The cards still to be taken: in the hands and in the trick on the table.
+    fn still_out(&self, p: &Position) -> CardMask {
         let mut out: CardMask = p.hands.iter().fold(0, |a, &h| a | h);
         for &(_, c) in p.trick.iter().take(usize::from(p.trick_len)) {
             out |= c.bit();
         }
-        let (mut open_points, mut open_count) = (0i32, 0i32);
-        for c in cards_of(out & self.worth_mask) {
-            open_points += i32::from(at(&self.capture, usize::from(c.index())));
-            open_count += i32::from(at(&GAME_COUNT, usize::from(c.index())));
-        }
-        let _ = open_count;
-        let (glo, ghi) = self.game_open(p, obj);
-        (glo, open_points + ghi)
+        out
     }
 
     /// Whether the counted sides are sure of Game by count (low 1) and could still take it (high 1).
@@ -443,11 +441,7 @@ impl Layout {
         if self.rules().game_point != GamePoint::Count {
             return (0, 0);
         }
-        let mut out: CardMask = p.hands.iter().fold(0, |a, &h| a | h);
-        for &(_, c) in p.trick.iter().take(usize::from(p.trick_len)) {
-            out |= c.bit();
-        }
-        let open_count: i32 = cards_of(out & self.worth_mask)
+        let open_count: i32 = cards_of(self.still_out(p) & self.worth_mask)
             .map(|c| i32::from(at(&GAME_COUNT, usize::from(c.index()))))
             .sum();
         let (mut mine, mut best_other) = (-1i32, -1i32);
@@ -496,10 +490,7 @@ impl Layout {
     fn moves(&self, p: &Position, raisers: u16, out: &mut smallvec::SmallVec<[Card; 16]>) {
         out.clear();
         let mine = self.legal(p);
-        let mut still_out: CardMask = p.hands.iter().fold(0, |a, &h| a | h);
-        for &(_, c) in p.trick.iter().take(usize::from(p.trick_len)) {
-            still_out |= c.bit();
-        }
+        let still_out = self.still_out(p);
         let worth = |x: Card| {
             (
                 at(&self.capture, usize::from(x.index())),
@@ -670,14 +661,14 @@ impl<'a> Solver<'a> {
         self.value(&q)
     }
 
-    fn key(&self, p: &Position) -> (u64, u64) {
+    fn key(&self, p: &Position, game: (i32, i32)) -> (u64, u64) {
         let l = self.layout;
         let remaining = p.hands.iter().fold(0u64, |a, &h| a | h);
         let mut packed = u64::from(p.leader);
         if l.rules().game_point == GamePoint::Count
             && !self.objective.contract.is_some_and(|c| c.sweep)
         {
-            let (lo, hi) = l.game_open(p, &self.objective);
+            let (lo, hi) = game;
             if lo == hi {
                 // Game is settled whatever the play: the counts no longer matter
                 packed |= u64::from(lo == 1) << 4 | 1 << 5;
@@ -705,7 +696,8 @@ impl<'a> Solver<'a> {
         let at_start = p.trick_len == 0;
         let mut first: Option<Card> = None;
         let key = if at_start {
-            let (lo, hi) = l.future_bounds(p, &obj);
+            let game = l.game_open(p, &obj);
+            let (lo, hi) = l.future_bounds(p, &obj, game);
             if lo >= hi || lo >= beta {
                 return lo;
             }
@@ -714,7 +706,7 @@ impl<'a> Solver<'a> {
             }
             alpha = alpha.max(lo);
             beta = beta.min(hi);
-            let k = self.key(p);
+            let k = self.key(p, game);
             if let Some(b) = self.table.get(&k).copied() {
                 let (lo, hi) = (i32::from(b.lower), i32::from(b.upper));
                 if lo == hi || lo >= beta {
@@ -739,29 +731,13 @@ impl<'a> Solver<'a> {
         if let Some(k) = first.and_then(|f| moves.iter().position(|&c| c == f)) {
             moves.swap(0, k);
         }
-        let completes = p.trick_len + 1 >= p.in_trick;
         let mut best = if raise { LOW } else { HIGH };
         let mut best_move = None;
         for c in moves {
             let mut q = *p;
-            let gain = if completes {
-                let mut t = *p;
-                if let Some(slot) = t.trick.get_mut(usize::from(t.trick_len)) {
-                    *slot = (seat as u8, c);
-                }
-                t.trick_len += 1;
-                let pos = l.table.winner_pos(
-                    t.trick
-                        .iter()
-                        .take(usize::from(t.trick_len))
-                        .map(|&(_, c)| c),
-                );
-                let winner = usize::from(t.trick.get(pos).map_or(t.leader, |&(s, _)| s));
-                l.gain(&t, winner, &obj)
-            } else {
-                0
-            };
-            l.play(&mut q, seat, c);
+            let gain = l
+                .play(&mut q, seat, c)
+                .map_or(0, |(w, pts)| l.gain(w, pts, &obj));
             let v = gain + self.gain_from(&q, alpha - gain, beta - gain);
             if (raise && v > best) || (!raise && v < best) {
                 best = v;
