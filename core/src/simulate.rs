@@ -200,8 +200,13 @@ fn strength(held: CardMask, suit: u8, rules: &RuleSet) -> i32 {
 
 /// The suit a hand would pitch, and what it expects to make there.
 fn best_suit(held: CardMask, rules: &RuleSet) -> (i32, u8) {
+    best_suit_but(held, rules, None)
+}
+
+/// The best suit but `not` (a suit already pitched, which a takeover may not name again).
+fn best_suit_but(held: CardMask, rules: &RuleSet, not: Option<u8>) -> (i32, u8) {
     let mut best = (i32::MIN, 0i32, 0u8);
-    for suit in 0..4u8 {
+    for suit in (0..4u8).filter(|&s| Some(s) != not) {
         let trumps = count(held & TrumpTable::get(i32::from(suit), rules.deck).trumps());
         let s = strength(held, suit, rules);
         if (s, trumps) > (best.0, best.1) {
@@ -244,8 +249,18 @@ impl Word {
     }
 }
 
-/// The bids in speaking order, and the pitcher (None: thrown in).
-fn auction(rules: &RuleSet, hands: &[CardMask], dealer: i32) -> (Vec<(i32, String)>, Option<i32>) {
+/// What the bots said in one auction.
+struct Spoken {
+    /// The words in speaking order.
+    bids: Vec<(i32, String)>,
+    /// Who pitches (None: thrown in).
+    pitcher: Option<i32>,
+    /// The suit the pitcher named with a pitch, which is then trump.
+    pitched: Option<u8>,
+}
+
+/// The bots' auction.
+fn auction(rules: &RuleSet, hands: &[CardMask], dealer: i32) -> Spoken {
     let n = hands.len();
     let sell = rules.auction == Auction::Sell;
     let eldest = (dealer + 1).rem_euclid(n as i32);
@@ -257,14 +272,17 @@ fn auction(rules: &RuleSet, hands: &[CardMask], dealer: i32) -> (Vec<(i32, Strin
     };
     let mut standing = Standing::new(dealer, sell);
     let mut bids = Vec::with_capacity(n + 1);
+    let mut pitches: Vec<(i32, u8)> = Vec::new();
     for seat in speaking_order(rules, n, dealer) {
         let (est, suit) = best_suit(held(seat), rules);
         let est = est.min(cap);
         let is_dealer = seat == dealer && !sell;
         let wish = if standing.pitched >= 0 {
-            // only the dealer may speak, by pitching another suit
-            (is_dealer && i32::from(suit) != standing.pitched_suit && est >= PITCH_VALUE)
-                .then_some(Word::Pitch(suit))
+            // only the dealer may speak, by pitching another suit (its best one but the suit
+            // pitched); speaking last, the dealer takes over on a point less than a pitch needs
+            let taken = u8::try_from(standing.pitched_suit).ok();
+            let (other, suit) = best_suit_but(held(seat), rules, taken);
+            (is_dealer && other.min(cap) >= PITCH_VALUE - 1).then_some(Word::Pitch(suit))
         } else if rules.pitching && est >= PITCH_VALUE && PITCH_VALUE > standing.high {
             Some(Word::Pitch(suit))
         } else {
@@ -283,6 +301,9 @@ fn auction(rules: &RuleSet, hands: &[CardMask], dealer: i32) -> (Vec<(i32, Strin
         if word != Word::Pass {
             standing.bid(rules, seat, word.value(), word.pitch());
         }
+        if let Word::Pitch(suit) = word {
+            pitches.push((seat, suit));
+        }
         bids.push((seat, word.text()));
     }
     let high_seat = standing.high_seat;
@@ -296,7 +317,15 @@ fn auction(rules: &RuleSet, hands: &[CardMask], dealer: i32) -> (Vec<(i32, Strin
     } else {
         (rules.all_pass == AllPass::EldestPitches).then_some(eldest)
     };
-    (bids, pitcher)
+    let pitched = pitches
+        .iter()
+        .find(|(s, _)| Some(*s) == pitcher)
+        .map(|(_, suit)| *suit);
+    Spoken {
+        bids,
+        pitcher,
+        pitched,
+    }
 }
 
 // ---------------------------------------------------------------------- exchange and play
@@ -480,8 +509,9 @@ impl Table<'_> {
                 .map(|cs| cs.iter().fold(0, |m, c| m | c.bit()))
                 .collect();
             let mut stock: Vec<Card> = deck.get(n * ds..).unwrap_or(&[]).to_vec();
-            let (bids, pitcher) = auction(rules, &hands, dealer);
-            let bids: Vec<Bid> = bids
+            let spoken = auction(rules, &hands, dealer);
+            let bids: Vec<Bid> = spoken
+                .bids
                 .into_iter()
                 .map(|(s, w)| Bid {
                     player: Name(s as u32),
@@ -514,10 +544,12 @@ impl Table<'_> {
                 }),
                 ..Hand::default()
             };
-            let Some(pitcher) = pitcher else {
+            let Some(pitcher) = spoken.pitcher else {
                 return (h, true);
             };
-            let mut trump = best_suit(hands.get(pitcher as usize).copied().unwrap_or(0), rules).1;
+            let mut trump = spoken.pitched.unwrap_or_else(|| {
+                best_suit(hands.get(pitcher as usize).copied().unwrap_or(0), rules).1
+            });
             let mut short = short;
             if self.exchanging {
                 let table = TrumpTable::get(i32::from(trump), rules.deck);
@@ -1293,5 +1325,18 @@ mod tests {
         let (text, _) = run(&rules, 20, 9, 1, &[]);
         assert!(text.contains(" pitch "), "no pitch in 20 games");
         assert_eq!(findings(&text, &rules), vec![]);
+        let (games, _) = crate::notation::parser::parse_all(text.as_bytes(), "t");
+        let hands: usize = games.iter().map(|g| g.hands.len()).sum();
+        let takeovers: usize = games
+            .iter()
+            .map(|g| {
+                engine::audit_game(g, &rules)
+                    .hands
+                    .iter()
+                    .filter(|h| h.takeover)
+                    .count()
+            })
+            .sum();
+        assert!(takeovers > 0);
     }
 }
