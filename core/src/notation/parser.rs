@@ -118,6 +118,8 @@ struct Building {
     fingerprints: Vec<u64>,
     findings: Vec<Finding>,
     last_hand_number: u32,
+    /// The game holds [`MAX_HAND`] hands and refused the next one: the rest of it is not read.
+    full: bool,
 }
 
 /// A name's length and first seven bytes in one word: equal for equal names, and for names
@@ -419,6 +421,9 @@ impl Parser {
             self.tag(line, b0, b1, remark);
             return;
         }
+        if self.building.as_ref().is_some_and(|b| b.full) {
+            return; // the rest of a game past its last possible hand (already one E101)
+        }
         let (_, word) = line.tokens(b0, b1).next().unwrap_or((b0, ""));
         if word.as_bytes().first().is_some_and(u8::is_ascii_digit) {
             self.tricks(line, b0, b1, remark);
@@ -567,6 +572,7 @@ impl Parser {
             fingerprints: Vec::new(),
             findings: Vec::new(),
             last_hand_number: 0,
+            full: false,
         });
     }
 
@@ -891,6 +897,22 @@ impl Parser {
         let Some(b) = self.building.as_ref() else {
             return;
         };
+        let held = b.game.hands.len() + usize::from(b.hand.is_some());
+        if held >= MAX_HAND as usize {
+            // a game's hands are numbered 1 to MAX_HAND: one finding for the rest, and memory stays bounded
+            self.close_hand();
+            self.problem(
+                Code::E101,
+                format!(
+                    "the game already holds {MAX_HAND} hands, the most a game can number: this hand and the rest of the game are not read"
+                ),
+                at.col,
+            );
+            if let Some(b) = self.building.as_mut() {
+                b.full = true;
+            }
+            return;
+        }
         let last = b.last_hand_number;
         let first = b.hand.is_none() && b.game.hands.is_empty();
         // the finding about the number belongs to the hand it opens, so it waits for it
@@ -1880,6 +1902,23 @@ mod tests {
             g[0].hands[0].tricks[0].meta.comments,
             vec![" keep me".to_string()]
         );
+    }
+
+    #[test]
+    fn a_game_past_its_last_hand_number_is_one_finding_and_no_more_records() {
+        let mut t = HEAD.to_string();
+        for i in 1..=MAX_HAND + 50 {
+            t.push_str(&format!("hand {i}\ndealer Ann\n"));
+        }
+        t.push_str("[Rules \"auction\"]\n[Players \"Ann Bob Cal\"]\nhand 1\n");
+        let (g, f) = parse_all(t.as_bytes(), "t");
+        assert_eq!(f.len(), 1, "{:?}", f.first());
+        assert_eq!(
+            (f[0].code, f[0].line),
+            (Code::E101, 3 + 2 * MAX_HAND as u32)
+        );
+        assert_eq!(g[0].hands.len(), MAX_HAND as usize);
+        assert_eq!(g[1].hands.len(), 1, "the next game is read as usual");
     }
 
     #[test]
