@@ -1205,11 +1205,11 @@ pub fn simulate(
 
 #[cfg(test)]
 #[allow(clippy::indexing_slicing)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// The presets as `auditor.rules` resolves them, where the core's test presets are simpler.
-    fn preset(name: &str) -> RuleSet {
+    pub(crate) fn preset(name: &str) -> RuleSet {
         let mut r = crate::rules::tests_support::preset(name);
         if name.starts_with("tenpoint") {
             r.deal_size = (9, vec![(6, 8)]);
@@ -1236,7 +1236,7 @@ mod tests {
         r
     }
 
-    fn run(
+    pub(crate) fn run(
         rules: &RuleSet,
         games: usize,
         seed: u64,
@@ -1337,6 +1337,9 @@ mod tests {
                     .count()
             })
             .sum();
-        assert!(takeovers * 100 >= hands, "{takeovers} takeovers in {hands} hands");
+        assert!(
+            takeovers * 100 >= hands,
+            "{takeovers} takeovers in {hands} hands"
+        );
     }
 }

@@ -16,6 +16,10 @@ use super::{
 };
 use crate::cards::{Card, Suit};
 
+/// The fast path for the common lines (its own file: `fast.rs`).
+#[path = "fast.rs"]
+mod fast;
+
 /// Checks a `Rules` tag's value: `Some((message, offset in characters))` when it is bad.
 pub type RulesCheck = Box<dyn FnMut(&str) -> Option<(String, usize)> + Send + Sync>;
 
@@ -184,6 +188,10 @@ pub struct Parser {
     lineno: u32,
     carry: Vec<u8>,
     rules_check: Option<RulesCheck>,
+    /// Whether the common lines take the fast path (off: every line by the general path).
+    fast: bool,
+    /// Lines the fast path read.
+    fast_lines: u64,
     // scratch, reused for every line
     unreadable: Vec<Name>,
     trick_toks: Vec<(usize, usize, bool)>,
@@ -266,6 +274,8 @@ impl Parser {
             lineno: first_line.saturating_sub(1),
             carry: Vec::new(),
             rules_check: None,
+            fast: true,
+            fast_lines: 0,
             unreadable: Vec::new(),
             trick_toks: Vec::new(),
         }
@@ -274,6 +284,17 @@ impl Parser {
     /// Name games without a `GameId` `label#N` (by default the source's file name).
     pub fn with_label(mut self, label: &str) -> Parser {
         self.source_name = label.to_string();
+        self
+    }
+
+    /// How many lines the fast path has read.
+    pub fn fast_lines(&self) -> u64 {
+        self.fast_lines
+    }
+
+    /// Read every line by the general path (the fast path off): what the differential checks compare with.
+    pub fn general_only(mut self) -> Parser {
+        self.fast = false;
         self
     }
 
@@ -317,7 +338,11 @@ impl Parser {
                         let line = text.get(start..nl).unwrap_or("");
                         self.lineno = self.lineno.saturating_add(1);
                         if printable {
-                            self.statement_line(&Line::printable(line));
+                            if self.fast_line(line.as_bytes()) {
+                                self.fast_lines += 1;
+                            } else {
+                                self.statement_line(&Line::printable(line));
+                            }
                         } else {
                             let line = line.strip_suffix('\r').unwrap_or(line);
                             let line = if self.lineno == 1 {
