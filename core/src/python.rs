@@ -1830,11 +1830,13 @@ fn parse_teams<'py>(py: Python<'py>, text: &str) -> PyResult<(Bound<'py, PyDict>
     Ok((d, err))
 }
 
-/// Parse a file in Rust only, with the GIL released: counts of what was read. For benches.
+/// Parse a file in Rust only, with the GIL released: counts of what was read. For benches
+/// (`general`: every line by the general path, the lexer's fast path off).
 #[pyfunction]
-fn scan_file(py: Python<'_>, path: &str) -> PyResult<(u64, u64, u64, u64, u64)> {
+#[pyo3(signature = (path, general=false))]
+fn scan_file(py: Python<'_>, path: &str, general: bool) -> PyResult<(u64, u64, u64, u64, u64)> {
     let path = path.to_string();
-    py.detach(move || crate::scan::scan_file(&path))
+    py.detach(move || crate::scan::scan_file_by(&path, general))
         .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))
 }
 
