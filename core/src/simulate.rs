@@ -1208,6 +1208,16 @@ pub fn simulate(
 pub(crate) mod tests {
     use super::*;
 
+    /// The presets the core's tests play.
+    pub(crate) const PRESETS: [&str; 6] = [
+        "auction",
+        "partnership",
+        "cutthroat",
+        "smear",
+        "tenpoint",
+        "tenpoint52",
+    ];
+
     /// The presets as `auditor.rules` resolves them, where the core's test presets are simpler.
     pub(crate) fn preset(name: &str) -> RuleSet {
         let mut r = crate::rules::tests_support::preset(name);
@@ -1276,14 +1286,7 @@ pub(crate) mod tests {
 
     #[test]
     fn clean_games_audit_clean_and_a_seed_gives_the_same_games_on_any_threads() {
-        for name in [
-            "auction",
-            "partnership",
-            "cutthroat",
-            "smear",
-            "tenpoint",
-            "tenpoint52",
-        ] {
+        for name in PRESETS {
             let rules = preset(name);
             let (one, key) = run(&rules, 40, 5, 1, &[]);
             assert!(key.is_empty());

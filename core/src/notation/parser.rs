@@ -54,6 +54,23 @@ impl Slot {
         Slot::Total,
     ];
 
+    /// Whether hand `h` already holds a statement of this slot.
+    fn filled(self, h: &Hand) -> bool {
+        match self {
+            Slot::Dealer => h.dealer.is_some(),
+            Slot::Deal => h.deal.is_some(),
+            Slot::Widow => h.widow.is_some(),
+            Slot::Bids => h.bids.is_some(),
+            Slot::Trump => h.trump.is_some(),
+            Slot::Exchanges => !h.exchanges.is_empty(),
+            Slot::Revokes => !h.revokes.is_empty(),
+            Slot::Tricks => !h.tricks.is_empty(),
+            Slot::Score => h.score.is_some(),
+            Slot::Total => h.total.is_some(),
+            Slot::Misdeal => h.misdeal.is_some(),
+        }
+    }
+
     fn name(self) -> &'static str {
         match self {
             Slot::Dealer => "dealer",
@@ -763,19 +780,7 @@ impl Parser {
         let Some(h) = self.building.as_ref().and_then(|b| b.hand.as_ref()) else {
             return false;
         };
-        let filled = |s: Slot| match s {
-            Slot::Dealer => h.dealer.is_some(),
-            Slot::Deal => h.deal.is_some(),
-            Slot::Widow => h.widow.is_some(),
-            Slot::Bids => h.bids.is_some(),
-            Slot::Trump => h.trump.is_some(),
-            Slot::Exchanges => !h.exchanges.is_empty(),
-            Slot::Revokes => !h.revokes.is_empty(),
-            Slot::Tricks => !h.tricks.is_empty(),
-            Slot::Score => h.score.is_some(),
-            Slot::Total => h.total.is_some(),
-            Slot::Misdeal => h.misdeal.is_some(),
-        };
+        let filled = |s: Slot| s.filled(h);
         let single = !matches!(slot, Slot::Exchanges | Slot::Revokes | Slot::Tricks);
         if single && filled(slot) {
             let m = format!(
