@@ -5,13 +5,14 @@
 //! Rust for the canonical writer. Bench helpers release the GIL while they read.
 
 use crate::cards::{Card, Suit};
-use crate::engine::{self, Finding as EngineFinding, GameResult, HandScore, Prepared};
+use crate::engine::{self, GameResult};
 use crate::notation::parser::{self, Parser};
 use crate::notation::{
     Bid, Bids, Deal, Exchange, ExchangeKind, Finding, Game, Hand, Holding, Meta, Name, Named, Note,
     Play, RevokeCall, ScoreEntry, ScoreKind, ScoreLine, Tag, Trick, TrumpLine, Widow, writer,
 };
 use crate::py_finding::PyFinding;
+use crate::py_result::PyGameResult;
 use crate::py_rules::{PyResolver, PyRules};
 use crate::rules::RuleSet;
 use pyo3::IntoPyObjectExt;
@@ -640,122 +641,6 @@ fn game_from(o: &Obj<'_>) -> PyResult<Game> {
 // ---------------------------------------------------------------------- the engine
 
 /// One resolved rule set, read once from an `auditor.rules.Rules`.
-fn engine_finding<'py>(py: Python<'py>, f: &EngineFinding) -> PyResult<Obj<'py>> {
-    Ok(Bound::new(py, PyFinding::of(f, "", ""))?.into_any())
-}
-
-fn cards_py<'py>(py: Python<'py>, cards: &[Card]) -> PyResult<Obj<'py>> {
-    Ok(PyList::new(py, cards.iter().map(|c| c.index()))?.into_any())
-}
-
-fn hand_py<'py>(
-    py: Python<'py>,
-    prep: &Prepared,
-    hs: &HandScore,
-    seats: &engine::Seats,
-) -> PyResult<Obj<'py>> {
-    let d = PyDict::new(py);
-    d.set_item("dealer", prep.dealer)?;
-    d.set_item("pitcher", prep.pitcher)?;
-    d.set_item("contract", prep.contract)?;
-    d.set_item("high_bid", prep.high_bid)?;
-    d.set_item("trump", prep.trump)?;
-    d.set_item("scored", hs.scored)?;
-    d.set_item("status", hs.status.as_str())?;
-    d.set_item("made", &hs.made)?;
-    d.set_item("score", &hs.score)?;
-    d.set_item("total", &hs.total)?;
-    d.set_item("set_back", &hs.set_back)?;
-    d.set_item("contract_made", hs.contract_made)?;
-    d.set_item("smudge", hs.smudge)?;
-    d.set_item("revokers", &hs.revokers)?;
-    d.set_item("penalty", hs.penalty)?;
-    d.set_item("sale", prep.sale)?;
-    d.set_item("seller", prep.seller)?;
-    d.set_item("went_out", hs.went_out)?;
-    d.set_item("saved_by_revoke", hs.saved_by_revoke)?;
-    d.set_item("takeover", hs.takeover)?;
-    d.set_item("prep_takeover", prep.takeover)?;
-    d.set_item("moon_from", hs.moon_from)?;
-    d.set_item("contract_rule", &hs.contract_rule)?;
-    d.set_item("out_why", &hs.out_why)?;
-    d.set_item("winners", &hs.winners)?;
-    let rp = PyList::empty(py);
-    for r in &hs.revoke_plays {
-        rp.append((
-            r.trick,
-            r.pos,
-            r.seat,
-            r.card.index(),
-            cards_py(py, &r.could)?,
-        ))?;
-    }
-    d.set_item("revoke_plays", rp)?;
-    let cards = PyList::empty(py);
-    for cs in &prep.cards {
-        cards.append(cards_py(py, cs)?)?;
-    }
-    d.set_item("cards", cards)?;
-    d.set_item(
-        "seats",
-        prep.seats.iter().map(|r| r.to_vec()).collect::<Vec<_>>(),
-    )?;
-    d.set_item("dealt", &prep.dealt)?;
-    d.set_item("trick_lines", &prep.trick_lines)?;
-    d.set_item(
-        "play_cols",
-        prep.play_cols
-            .iter()
-            .map(|r| r.to_vec())
-            .collect::<Vec<_>>(),
-    )?;
-    d.set_item("number", prep.number)?;
-    d.set_item("line", prep.line)?;
-    if let Some(p) = &hs.points {
-        let aw = PyList::empty(py);
-        for a in &p.awards {
-            aw.append((a.name, a.side, a.worth, p.why(a, seats)))?;
-        }
-        d.set_item("awards", aw)?;
-        d.set_item("high_holder", p.high_holder)?;
-        d.set_item("high_card", p.high_card.map(Card::index))?;
-        d.set_item("low_holder", p.low_holder)?;
-        d.set_item("low_card", p.low_card.map(Card::index))?;
-        d.set_item("jack_taker", p.jack_taker)?;
-        d.set_item("jack_trick", p.jack_trick)?;
-        d.set_item("counts", &p.counts)?;
-        d.set_item("tricks_won", &p.tricks)?;
-    }
-    Ok(d.into_any())
-}
-
-fn result_py<'py>(py: Python<'py>, res: &GameResult) -> PyResult<Obj<'py>> {
-    let d = PyDict::new(py);
-    let fs = PyList::empty(py);
-    for f in &res.findings {
-        fs.append(engine_finding(py, f)?)?;
-    }
-    d.set_item("findings", fs)?;
-    d.set_item("audited", res.audited)?;
-    if let Some(seats) = &res.seats {
-        d.set_item("sides", &seats.side_names)?;
-        d.set_item("side_of", &seats.side_of)?;
-        d.set_item("names", &seats.names)?;
-    }
-    let hands = PyList::empty(py);
-    if let Some(seats) = &res.seats {
-        for (prep, hs) in res.preps.iter().zip(&res.hands) {
-            hands.append(hand_py(py, prep, hs, seats)?)?;
-        }
-    }
-    d.set_item("hands", hands)?;
-    d.set_item("winner", res.winner)?;
-    d.set_item("won_in_hand", res.won_in_hand)?;
-    d.set_item("settlement", &res.settlement)?;
-    d.set_item("cards_played", res.cards_played)?;
-    Ok(d.into_any())
-}
-
 fn reported_py<'py>(
     py: Python<'py>,
     r: &crate::audit::Reported,
@@ -1325,14 +1210,17 @@ fn simulate<'py>(
 /// Audit games given as `auditor.notation.Game` records, each with its rule set (or None:
 /// not audited). Returns one dict per game for `auditor.engine` to build its results from.
 #[pyfunction]
-fn audit_records<'py>(
-    py: Python<'py>,
-    games: &Bound<'py, PyAny>,
+fn audit_records(
+    py: Python<'_>,
+    games: &Bound<'_, PyAny>,
     rules: Vec<Option<Py<PyRules>>>,
-) -> PyResult<Bound<'py, PyList>> {
+) -> PyResult<Vec<PyGameResult>> {
+    let mut records = Vec::new();
     let mut parsed: Vec<Game> = Vec::new();
     for g in games.try_iter()? {
-        parsed.push(game_from(&g?)?);
+        let g = g?;
+        parsed.push(game_from(&g)?);
+        records.push(g.unbind());
     }
     let sets: Vec<Option<RuleSet>> = rules
         .iter()
@@ -1345,12 +1233,11 @@ fn audit_records<'py>(
             .map(|(g, r)| r.as_ref().map(|r| engine::audit_game(g, r)))
             .collect()
     });
-    let out = PyList::empty(py);
-    for r in &results {
-        match r {
-            Some(r) => out.append(result_py(py, r)?)?,
-            None => out.append(py.None())?,
-        }
+    let mut out = Vec::with_capacity(records.len());
+    for (((record, game), res), r) in records.into_iter().zip(parsed).zip(results).zip(rules) {
+        let source: String = record.bind(py).getattr("source")?.extract()?;
+        let name: String = record.bind(py).getattr("name")?.extract()?;
+        out.push(PyGameResult::new(py, record, r, game, res, &source, &name)?);
     }
     Ok(out)
 }
@@ -1655,6 +1542,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyParser>()?;
     m.add_class::<PyRules>()?;
     m.add_class::<PyResolver>()?;
+    m.add_class::<PyGameResult>()?;
+    m.add_class::<crate::py_result::PyHandScore>()?;
+    m.add_class::<crate::py_result::PyPrepared>()?;
     m.add(
         "RulesProblem",
         m.py().get_type::<crate::py_rules::RulesProblem>(),
