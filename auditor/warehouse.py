@@ -402,9 +402,9 @@ def open_data(paths: Sequence[str], override: str = "") -> Iterator[Warehouse]:
     with tempfile.TemporaryDirectory(prefix="auditor-") as tmp:
         imported = import_paths(paths, tmp, override=override, summarize=summarize_batch)
         missing = [f for f in imported.findings if f.code == "E100"]
-        if missing:
+        if missing and not imported.files:  # nothing to read at all; else the command says what was not there
             raise WarehouseError("; ".join(f.message for f in missing))
-        wh = connect(tmp)
+        wh = connect(tmp if is_dataset(tmp) else None)  # no game read: empty views, not the folder's name
         wh.imported = imported
         try:
             yield wh

@@ -27,6 +27,7 @@ from .._lazy import lazy
 rv = lazy("auditor.replay")  # rich layouts, loaded by the replay command only
 from ..rules import RulesError
 from . import EXIT_CLEAN, app, fail, settings
+from .inputs import note_inputs
 
 _SYMBOLS = "♠♥♦♣✗→·—▁█"
 
@@ -181,9 +182,9 @@ def replay(
     except OSError as e:
         raise fail(f"cannot read {file}: {e.strerror or e}")
     source = "<stdin>" if file == "-" else file
-    if not games:
-        why = f": {problems[0].message}" if problems else ""
-        raise fail(f"no game found in {source}{why}")
+    if not games:  # said as every command says it (not a log, or empty), then nothing to replay
+        note_inputs([file], {}, problems)
+        raise fail(f"no game to replay in {source}")
 
     console = Console(highlight=False, soft_wrap=False, emoji=False, markup=False)
     symbols = _can_print_symbols(sys.stdout)

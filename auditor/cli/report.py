@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from .._lazy import lazy
-from ..render import stderr_console, write_atomic
+from ..render import plural, stderr_console, write_atomic
 from ..warehouse import WarehouseError, open_data
 from . import app, fail
 from .warehouse import EventOpt, SinceOpt, UntilOpt, _date, _note_import
@@ -46,14 +46,15 @@ def report(
     source = ", ".join(paths)
     try:
         with open_data(paths) as wh:
-            _note_import(wh)
+            status = _note_import(wh)
             data = rp.collect(wh, event=event, since=since_d, until=until_d, title=title, source=source)
     except WarehouseError as e:
         raise fail(str(e))
     except OSError as e:
         raise fail(f"cannot read the data: {e.strerror or e}")
     if not data.games:
-        raise fail("no games match: nothing to report" if data.filters else "no games found: nothing to report")
+        raise fail("no games match: nothing to report" if data.filters else
+                   f"no games found in {source}: nothing to report")
     text = rp.to_html(data, charts) if fmt == "html" else rp.to_markdown(data)
     body = text.encode("utf-8")
     if output == "-":
@@ -65,8 +66,10 @@ def report(
         except OSError as e:
             raise fail(f"cannot write {output}: {e.strerror or e}")
     where = "stdout" if output == "-" else output
-    stderr_console().print(f"wrote {where}: {len(data.games)} game(s) in {len(data.events)} event(s), "
-                           f"{len(data.findings)} finding(s), {_size(len(body))}", markup=False, soft_wrap=True)
+    stderr_console().print(f"wrote {where}: {plural(len(data.games), 'game')} in {plural(len(data.events), 'event')}, "
+                           f"{plural(len(data.findings), 'finding')}, {_size(len(body))}", markup=False,
+                           soft_wrap=True)
+    raise typer.Exit(status)
 
 
 def _size(n: int) -> str:

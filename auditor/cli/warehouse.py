@@ -14,12 +14,13 @@ pa = lazy("pyarrow")
 import typer
 from rich.console import Console
 
-from ..render import emit_rows, fit_rows, print_fitted, rich_table, say, stderr_console, stdout_console, table_to_parquet, \
+from ..render import emit_rows, fit_rows, plural, wrap_prose, print_fitted, rich_table, say, stderr_console, stdout_console, table_to_parquet, \
     write_atomic
 from ..rules import PRESETS
 from ..warehouse import STAT_UNITS, QueryRefused, Warehouse, WarehouseError, check_read_only, open_data, run_query, \
     schema_rows, stats as league_table
-from . import app, fail, settings
+from . import EXIT_CLEAN, app, fail, settings
+from .inputs import note_inputs
 
 OUT_FORMATS = ("table", "csv", "json", "jsonl", "parquet")
 FormatOpt = Annotated[str, typer.Option("--format", metavar="FORMAT", help="table, csv, json, jsonl or parquet")]
@@ -134,11 +135,17 @@ def _stats_tables(table: pa.Table, by: str, output: str | None) -> None:
         print_fitted(con, fit_rows(rows, cols, con.width, title))
 
 
-def _note_import(wh: Warehouse) -> None:
+def _note_import(wh: Warehouse) -> int:
+    """Logs read on the fly: what was read, and what was not there, not a log or empty (the rule of
+    every command); the exit status that calls for (0 for a dataset)."""
     st = wh.imported
-    if st is not None:
-        say(stderr_console(), f"read {st.games} game(s), {st.hands} hand(s) from {st.files} file(s) into a "
-                              f"temporary dataset ({len(st.findings)} finding(s))")
+    if st is None:
+        return EXIT_CLEAN
+    status = note_inputs(st.games_by_file, st.games_by_file, st.findings)
+    say(stderr_console(), f"read {plural(st.games, 'game')}, {plural(st.hands, 'hand')} from "
+                          f"{plural(st.files, 'file')} into a temporary dataset "
+                          f"({plural(len(st.findings), 'finding')})")
+    return status
 
 
 @app.command()
@@ -177,7 +184,7 @@ def stats(
     since_d, until_d = _date(since, "--since"), _date(until, "--until")
     try:
         with open_data(paths) as wh:
-            _note_import(wh)
+            status = _note_import(wh)
             table = league_table(wh, by, game=game, event=event, preset=rules, since=since_d, until=until_d,
                                  min_hands=min_hands, sort=sort)
     except WarehouseError as e:
@@ -187,11 +194,42 @@ def stats(
     if table.num_rows == 0:
         say(stderr_console(), "no games match")
         if fmt == "table":  # empty tables say nothing a terminal user needs; csv/json keep their header
-            return
+            raise typer.Exit(status)
     if fmt == "table":
         _stats_tables(table, by, output)
     else:
         _emit(table, fmt, output)
+    raise typer.Exit(status)
+
+
+def _schema_text(rows: list[dict], output: str | None) -> None:
+    """``query --schema`` as text: each view under its heading, then a column a line (name, type,
+    meaning), the meaning wrapped under itself where the width is known."""
+    con = stdout_console()
+    width = con.width if output is None else None
+    out: list[str] = []
+    views: dict[str, list[dict]] = {}
+    for r in rows:
+        views.setdefault(r["view"], []).append(r)
+    for view, cols in views.items():
+        out.append(wrap_prose(f"{view} ({cols[0]['kind']})" + (f": {cols[0]['about']}" if cols[0].get("about") else ""),
+                              width, "", "  "))
+        # the columns line up; a rare long name or type (a STRUCT) only pushes its own meaning on
+        name_w = min(26, max(len(c["column"]) for c in cols))
+        type_w = min(9, max(len(c["type"]) for c in cols))
+        for c in cols:
+            lead = f"  {c['column']:<{name_w}}  {c['type']:<{type_w}}  "
+            hang = " " * (name_w + type_w + 6) if width is None or name_w + type_w + 6 <= width // 2 else "      "
+            out.append(wrap_prose(lead + (c["meaning"] or ""), width, "", hang))
+        out.append("")
+    text = "\n".join(out)
+    if output:
+        try:
+            write_atomic(output, text.encode("utf-8"))
+        except OSError as e:
+            raise fail(f"cannot write {output}: {e.strerror or e}")
+    else:
+        sys.stdout.write(text)
 
 
 def _read_sql(sql: str | None) -> str:
@@ -234,12 +272,15 @@ def query(
         say(stderr_console(), "no --data given: the views are empty")
     try:
         with open_data(data) as wh:
-            _note_import(wh)
+            status = _note_import(wh)
             if schema:
-                table = pa.Table.from_pylist(schema_rows(wh))
-                _emit(table.select(["view", "column", "kind", "type", "meaning"]), fmt, output,
-                      title="views (auditor query --schema)", lead=2)
-                return
+                rows = schema_rows(wh)
+                if fmt == "table":
+                    _schema_text(rows, output)
+                else:
+                    table = pa.Table.from_pylist(rows)
+                    _emit(table.select(["view", "column", "kind", "type", "meaning"]), fmt, output)
+                raise typer.Exit(status)
             statements = check_read_only(wh.con, text)
             if len(statements) > 1:
                 # one result is shown, so one statement is run: the others would be silently lost
@@ -253,3 +294,4 @@ def query(
     except OSError as e:
         raise fail(f"cannot read the data: {e.strerror or e}")
     _emit(table, fmt, output)
+    raise typer.Exit(status)
