@@ -1,12 +1,13 @@
 """Bad input, one rule for every command (docs/notation.md, "Bad input"):
 
-* a path that is not there, or a link to nothing (named, or found in a folder): E100;
 * a file that is not text: E109 (sniffed from its first bytes; the file is never read whole);
-* a text file from which no game could be read: its unreadable lines are its findings;
+* a text file from which no game could be read: not a log, its unreadable lines its findings;
 * each of these is said on stderr with its file, the rest of the input is still read, and the
   command exits 1;
 * an empty file (no bytes, or blank lines and comments only) is a warning, and changes no status;
-* nothing readable at all (no path there, no file found) is exit 2: the command could not run.
+* a path that is not there or cannot be read, a link to nothing (named, or found in a folder),
+  or nothing readable at all: E100, said with its path; the rest is still read, and the command
+  exits 2 (it could not do all it was asked).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def note_inputs(files: Iterable[str], games_by_file: Mapping[str, int], findings
         if f.code == "E100":
             if not listed:
                 say(err, f"auditor: {f.message}")
-            status = EXIT_FINDINGS
+            status = EXIT_FAILED
     by_source: dict[str, list[Finding]] = {}
     for f in findings:
         by_source.setdefault(f.source, []).append(f)
@@ -51,14 +52,14 @@ def note_inputs(files: Iterable[str], games_by_file: Mapping[str, int], findings
             kind, binary = sniff_file(path)
         except OSError as e:
             say(err, f"auditor: cannot read {path}: {e.strerror or e}")
-            status = EXIT_FINDINGS
+            status = EXIT_FAILED
             continue
         own = [f for f in by_source.get(label, ()) if f.code != "E100"]
         if kind == NOT_TEXT:
             if not listed:
                 f = binary if binary is not None else own[0]
                 say(err, f"{f.source}:{f.line}:{f.column}: {f.code} {f.message}")
-            status = EXIT_FINDINGS
+            status = max(status, EXIT_FINDINGS)
         elif kind == EMPTY:
             say(err, f"auditor: warning: {label} is empty: no games in it")
         else:
@@ -67,7 +68,7 @@ def note_inputs(files: Iterable[str], games_by_file: Mapping[str, int], findings
                        f"{own[0].code} {own[0].message}" if own else "no line of it starts a game")
                 say(err, f"auditor: {label}: not a log: no game could be read ({why}; `auditor audit {label}` "
                          "lists every line it cannot read)")
-            status = EXIT_FINDINGS
+            status = max(status, EXIT_FINDINGS)
     if not files:
         status = EXIT_FAILED
     return status

@@ -225,12 +225,14 @@ def replay(
         if rv.find_hand(chosen, hand) is None:
             raise fail(f"{chosen.name} has no hand {hand} (hands: {_hand_numbers(chosen)})")
         view = rv.build_hand_view(chosen, result, hand, own)
+        # one hand under perfect play takes milliseconds: the claim is shown at its trick in any case
+        examined = next((a for a in analyze_games([chosen], rules)[0] if a.hand == hand), None)
+        if examined is not None and not examined.not_analysable:
+            view.claim = examined.claim
         frames = rv.hand_frames(view, by_card)
         full = rv.render_hand(view, layout)
-        if analyze:
-            examined = next((a for a in analyze_games([chosen], rules)[0] if a.hand == hand), None)
-            if examined is not None:
-                full = Group(full, Text(), rv.render_analysis(view, examined, layout))
+        if analyze and examined is not None:
+            full = Group(full, Text(), rv.render_analysis(view, examined, layout))
 
     if stepping and _interactive(console):
         _step(console, frames, width, symbols)

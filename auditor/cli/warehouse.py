@@ -29,9 +29,11 @@ OutputOpt = Annotated[str | None, typer.Option("--output", "-o", metavar="FILE",
 # the filters `stats` and `report` share, with unit_stats' meaning
 EventOpt = Annotated[str | None, typer.Option("--event", metavar="EVENT", help="only games with this Event tag")]
 SinceOpt = Annotated[str | None, typer.Option("--since", metavar="DATE",
-                                              help="only games dated on or after YYYY-MM-DD")]
+                                              help="only games dated on or after DATE: YYYY-MM-DD, or YYYY.MM.DD as "
+                                              "the Date tag writes it")]
 UntilOpt = Annotated[str | None, typer.Option("--until", metavar="DATE",
-                                              help="only games dated on or before YYYY-MM-DD")]
+                                              help="only games dated on or before DATE: YYYY-MM-DD, or YYYY.MM.DD as "
+                                              "the Date tag writes it")]
 
 
 def _date(value: str | None, option: str) -> dt.date | None:
@@ -40,7 +42,7 @@ def _date(value: str | None, option: str) -> dt.date | None:
     try:
         return dt.date.fromisoformat(value.replace(".", "-"))
     except ValueError:
-        raise fail(f"{option} takes a date YYYY-MM-DD (or YYYY.MM.DD), not {value!r}")
+        raise fail(f"{option} takes a date YYYY-MM-DD, or YYYY.MM.DD as the Date tag writes it, not {value!r}")
 
 
 def _check_format(fmt: str, output: str | None) -> None:
@@ -213,7 +215,7 @@ def _schema_text(rows: list[dict], output: str | None) -> None:
         views.setdefault(r["view"], []).append(r)
     for view, cols in views.items():
         out.append(wrap_prose(f"{view} ({cols[0]['kind']})" + (f": {cols[0]['about']}" if cols[0].get("about") else ""),
-                              width, "", "  "))
+                              width, "", ""))
         # the columns line up; a rare long name or type (a STRUCT) only pushes its own meaning on
         name_w = min(26, max(len(c["column"]) for c in cols))
         type_w = min(9, max(len(c["type"]) for c in cols))
