@@ -26,7 +26,7 @@ from ..dataset import compact as compact_dataset
 sim = lazy("auditor.simulate")
 wh = lazy("auditor.warehouse")  # summarize_batch: the per-game counters each new batch gets (`auditor stats` reads them)
 from . import EXIT_CLEAN, EXIT_FAILED, EXIT_FINDINGS, app, fail, settings
-from .inputs import note_inputs
+from .inputs import note_inputs, record_check
 
 Paths = Annotated[list[str], typer.Argument(metavar="PATH", help="log files, folders (searched for *.pitch), or - for stdin")]
 RulesOpt = Annotated[str, typer.Option("--rules", metavar="RULES",
@@ -526,6 +526,7 @@ def check(
         report = repair_dataset(dataset) if repair else check_dataset(dataset)
     except (CheckError, OSError) as e:
         raise fail(str(e))
+    record_check(dataset, report.generation, [p.as_dict() for p in report.problems])  # stats and query warn
     if fmt == "json":
         typer.echo(json.dumps({"dataset": dataset, "generation": report.generation, "batches": report.batches,
                                "files": report.files, "problems": [p.as_dict() for p in report.problems],

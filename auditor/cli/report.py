@@ -11,7 +11,7 @@ from .._lazy import lazy
 from ..render import plural, stderr_console, write_atomic
 from ..warehouse import WarehouseError, open_data
 from . import app, fail
-from .warehouse import EventOpt, SinceOpt, UntilOpt, _date, _note_import
+from .warehouse import EventOpt, SinceOpt, UntilOpt, _date, _note_import, _warn_damaged
 
 rp = lazy("auditor.report")  # loaded by this command only
 FORMATS = ("html", "md")
@@ -45,6 +45,7 @@ def report(
     since_d, until_d = _date(since, "--since"), _date(until, "--until")
     source = ", ".join(paths)
     try:
+        _warn_damaged(paths)
         with open_data(paths) as wh:
             status = _note_import(wh)
             data = rp.collect(wh, event=event, since=since_d, until=until_d, title=title, source=source)

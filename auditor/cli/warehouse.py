@@ -17,10 +17,10 @@ from rich.console import Console
 from ..render import emit_rows, fit_rows, plural, wrap_prose, print_fitted, rich_table, say, stderr_console, stdout_console, table_to_parquet, \
     write_atomic
 from ..rules import PRESETS
-from ..warehouse import STAT_UNITS, QueryRefused, Warehouse, WarehouseError, check_read_only, open_data, run_query, \
-    schema_rows, stats as league_table
+from ..warehouse import STAT_UNITS, QueryRefused, Warehouse, WarehouseError, check_read_only, is_dataset, open_data, \
+    run_query, schema_rows, stats as league_table
 from . import EXIT_CLEAN, app, fail, settings
-from .inputs import note_inputs
+from .inputs import note_inputs, warn_if_damaged
 
 OUT_FORMATS = ("table", "csv", "json", "jsonl", "parquet")
 FormatOpt = Annotated[str, typer.Option("--format", metavar="FORMAT", help="table, csv, json, jsonl or parquet")]
@@ -137,6 +137,12 @@ def _stats_tables(table: pa.Table, by: str, output: str | None) -> None:
         print_fitted(con, fit_rows(rows, cols, con.width, title))
 
 
+def _warn_damaged(paths: list[str]) -> None:
+    """Before a dataset is opened (a damaged file may stop that): what the last `auditor check` found."""
+    if len(paths) == 1 and is_dataset(paths[0]):
+        warn_if_damaged(Path(paths[0]))
+
+
 def _note_import(wh: Warehouse) -> int:
     """Logs read on the fly: what was read, and what was not there, not a log or empty (the rule of
     every command); the exit status that calls for (0 for a dataset)."""
@@ -185,6 +191,7 @@ def stats(
     _check_format(fmt, output)
     since_d, until_d = _date(since, "--since"), _date(until, "--until")
     try:
+        _warn_damaged(paths)
         with open_data(paths) as wh:
             status = _note_import(wh)
             table = league_table(wh, by, game=game, event=event, preset=rules, since=since_d, until=until_d,
@@ -273,6 +280,7 @@ def query(
     if not data and not schema:
         say(stderr_console(), "no --data given: the views are empty")
     try:
+        _warn_damaged(data)
         with open_data(data) as wh:
             status = _note_import(wh)
             if schema:
