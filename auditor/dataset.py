@@ -485,7 +485,7 @@ def analysis_table(chunk: Chunk, override: str, jobs: int, ids: list[str]) -> pa
                            side=side_of.get(p.player, p.player), card=p.card, pitcher=a.pitcher,
                            pitcher_side=a.pitcher_side, value_before=p.before, value_after=p.after, cost=p.cost,
                            mistake=p.cost > 0, illegal=p.illegal, better=" ".join(p.best) or None, par=a.par,
-                           best_trump_par=best[1] if best else None, contract=a.contract)
+                           best_trump_par=best[1] if best else None, contract=a.contract, claim=a.claim)
                 for k, v in row.items():
                     columns[k].append(v)
     return pa.Table.from_pydict(columns, schema=SCHEMAS["analysis"])
