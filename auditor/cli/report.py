@@ -9,7 +9,7 @@ import typer
 
 from .._lazy import lazy
 from ..render import plural, stderr_console, write_atomic
-from ..warehouse import WarehouseError, open_data
+from ..warehouse import WarehouseError, is_dataset, open_data
 from . import app, fail
 from .warehouse import EventOpt, SinceOpt, UntilOpt, _date, _note_import, _warn_damaged
 
@@ -31,6 +31,9 @@ def report(
     charts: Annotated[str, typer.Option("--charts", metavar="WHICH",
                                         help="games with a chart: auto (every game up to 300 games; else the "
                                         "first 100 with findings), all, findings or none")] = "auto",
+    analyze: Annotated[bool, typer.Option("--analyze", help="logs only: examine every hand under perfect play "
+                                          "first (as import --analyze), for the section on perfect play: par, "
+                                          "accuracy, the costliest mistakes, claims")] = False,
 ) -> None:
     """A report of an event to post, print or mail: standings, every game's score sheet as written and
     as recomputed, a chart of the totals, and each finding's ruling with the rule it applies.
@@ -44,11 +47,15 @@ def report(
         raise fail(f"--charts must be one of {', '.join(rp.CHART_CHOICES)}, not {charts!r}")
     since_d, until_d = _date(since, "--since"), _date(until, "--until")
     source = ", ".join(paths)
+    if analyze and len(paths) == 1 and is_dataset(paths[0]):
+        raise fail(f"{paths[0]} is a dataset: --analyze reads logs (a dataset has its analysis from "
+                   "`auditor import LOGS --out DATASET --analyze`)")
     try:
         _warn_damaged(paths)
-        with open_data(paths) as wh:
+        with open_data(paths, analyze=analyze) as wh:
             status = _note_import(wh)
-            data = rp.collect(wh, event=event, since=since_d, until=until_d, title=title, source=source)
+            data = rp.collect(wh, event=event, since=since_d, until=until_d, title=title, source=source,
+                              from_logs=wh.imported is not None)
     except WarehouseError as e:
         raise fail(str(e))
     except OSError as e:
