@@ -1823,12 +1823,18 @@ def to_markdown(report: Report) -> str:
                 f"{len(r.games)} games · {len(r.events)} events", ""]
     out += ["## Summary", "", f"- Games: {len(r.games)} ({sum(1 for g in r.games if g.winner)} finished)",
             f"- Hands: {r.hands} ({r.played} played out)", f"- Players: {len(r.players)}",
-            f"- Findings: {len(r.findings)}"]
+            f"- Findings: {_severity_words(r)}"]
     for kind, n, codes in r.kinds():
         out.append(f"  - {kind}: {n} ({', '.join(codes)})")
+    if r.analysed:
+        out.append(f"- Perfect play: {plural(r.analysed, 'hand')} examined")
     out += ["", "## Standings", "",
             "Placed by games won, then win %, then points per hand, on the recomputed scores (the figures of "
             "`auditor stats`).", ""]
+    if not r.analysed:
+        how = "auditor report LOGS --analyze" if r.from_logs else "auditor import LOGS --out DATASET --analyze"
+        out += ["Perfect play (par beside each hand's result, each player's accuracy, the costliest mistakes, "
+                f"claims) is not in this report: its hands were not examined. `{how}` examines them.", ""]
     for ev in r.events:
         out += [f"### {_md(ev.label)}", ""]
         if ev.dates:
@@ -1924,4 +1930,19 @@ def _md_game(g: GameReport) -> list[str]:
         out.append(f"{i}. {_md(_Html._explain(g, h, s, what))}")
     if notes:
         out.append("")
+    if g.played:
+        out += [f"Perfect play, game {_md(g.name)}: par (the pitcher's score when everyone plays perfectly) beside "
+                "the result.", "", "| Hand | Pitcher | Bid | Par | Result | Bid against par | Decided | Mistakes |",
+                "|---:|---|---:|---:|---:|---|---|---:|"]
+        for h in g.hands:
+            p = g.played.get(h.hand)
+            if p is not None:
+                out.append(f"| {h.hand} | {_md(p.pitcher or '—')} | {p.contract or '—'} | {_signed(p.par)} | "
+                           f"{_signed(p.result)} | {_md(par_words(p))} | "
+                           f"{_md(f'from trick {p.claim} the hand was decided: claim') if p.claim else '—'} | "
+                           f"{p.mistakes} |")
+        out.append("")
+        out += [f"- {_md(mistake_words(m))}" for m in g.mistakes]
+        if g.mistakes:
+            out.append("")
     return out
