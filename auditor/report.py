@@ -298,7 +298,6 @@ class Report:
     played: int = 0  # hands played out and scored
     filters: dict[str, str] = field(default_factory=dict)
     analysed: int = 0  # hands examined under perfect play (0: the dataset has no analysis rows for them)
-    from_logs: bool = False  # audited on the fly (the section on perfect play then needs --analyze)
     mistake_diagrams: dict[int, Diagram] = field(default_factory=dict)  # by mistake number
 
     @property
@@ -358,12 +357,9 @@ def _rules_of(text: str | None) -> Rules | None:
 
 
 def collect(wh: Warehouse, *, event: str | None = None, since: dt.date | None = None,
-            until: dt.date | None = None, title: str | None = None, source: str = "",
-            from_logs: bool = False) -> Report:
+            until: dt.date | None = None, title: str | None = None, source: str = "") -> Report:
     """The report of the games the filters pick, read from ``wh``.
 
-    ``from_logs``: the data are logs audited on the fly (so the page says how to get the section on
-    perfect play when they were read without ``--analyze``).
     Raises :class:`~auditor.warehouse.WarehouseError` when the data cannot be read.
     """
     params = {"event": event, "since": since, "until": until}
@@ -451,7 +447,7 @@ def collect(wh: Warehouse, *, event: str | None = None, since: dt.date | None = 
         else:
             title = "Pitch results" + (f": {len(events)} events" if events else "")
     return Report(title, source, events, games, findings, diagrams, rule_texts, hands, played, filters, analysed,
-                  from_logs, mistake_diagrams)
+                  mistake_diagrams)
 
 
 def _placed(rows: list[dict]) -> list[dict]:
@@ -459,6 +455,9 @@ def _placed(rows: list[dict]) -> list[dict]:
     places = [r["place"] for r in rows]
     return [dict(r, place=1 + sum(1 for p in places if p < r["place"])) for r in rows]
 
+
+#: What to run for the section on perfect play: from logs, and for a dataset.
+NO_ANALYSIS = ("auditor report LOGS --analyze", "auditor import LOGS --out DATASET --analyze")
 
 #: The mistakes each game's section names (the costliest first), and which of them get a diagram: every
 #: one shown in a report of up to OPEN_GAMES games, the costliest up to CHART_GAMES, none in a season.
@@ -1376,12 +1375,10 @@ class _Html:
 
     def no_analysis(self) -> None:
         """Where the section on perfect play would be: how to get it."""
-        how = ("auditor report LOGS --analyze" if self.r.from_logs else
-               "auditor import LOGS --out DATASET --analyze")
         self.w('<p class="note no-analysis">Perfect play (par beside each hand\'s result, each player\'s accuracy, '
-               f"the costliest mistakes, claims) is not in this report: its hands were not examined. "
-               f"<code>{_e(how)}</code> examines them"
-               + (" (then <code>auditor report DATASET</code>)." if not self.r.from_logs else ".") + "</p>\n")
+               "the costliest mistakes, claims) is not in this report: its hands were not examined. "
+               f"<code>{_e(NO_ANALYSIS[0])}</code> examines them; for a dataset, <code>{_e(NO_ANALYSIS[1])}</code> "
+               "before the report.</p>\n")
 
     def league(self, rows: list[dict], unit: str, caption: str) -> None:
         cols = standings_columns(rows, unit)
@@ -1832,9 +1829,9 @@ def to_markdown(report: Report) -> str:
             "Placed by games won, then win %, then points per hand, on the recomputed scores (the figures of "
             "`auditor stats`).", ""]
     if not r.analysed:
-        how = "auditor report LOGS --analyze" if r.from_logs else "auditor import LOGS --out DATASET --analyze"
         out += ["Perfect play (par beside each hand's result, each player's accuracy, the costliest mistakes, "
-                f"claims) is not in this report: its hands were not examined. `{how}` examines them.", ""]
+                f"claims) is not in this report: its hands were not examined. `{NO_ANALYSIS[0]}` examines them; "
+                f"for a dataset, `{NO_ANALYSIS[1]}` before the report.", ""]
     for ev in r.events:
         out += [f"### {_md(ev.label)}", ""]
         if ev.dates:

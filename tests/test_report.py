@@ -471,7 +471,8 @@ def test_the_section_on_perfect_play(analysed):
 def test_a_report_without_analysis_says_how_to_get_it(page, wh):
     _, text = page  # from a dataset imported without --analyze
     assert "Perfect play (par beside each hand's result" in text
-    assert "<code>auditor import LOGS --out DATASET --analyze</code>" in text
+    assert ("<code>auditor report LOGS --analyze</code> examines them; for a dataset, "
+            "<code>auditor import LOGS --out DATASET --analyze</code> before the report.") in text
     r = runner.invoke(app, ["report", str(SAMPLE_LOGS / "setback.pitch"), "-o", "-", "--format", "md"])
     assert "`auditor report LOGS --analyze` examines them" in r.stdout
     r = runner.invoke(app, ["report", str(wh.dataset), "--analyze", "-o", "-"])

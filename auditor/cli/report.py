@@ -54,8 +54,7 @@ def report(
         _warn_damaged(paths)
         with open_data(paths, analyze=analyze) as wh:
             status = _note_import(wh)
-            data = rp.collect(wh, event=event, since=since_d, until=until_d, title=title, source=source,
-                              from_logs=wh.imported is not None)
+            data = rp.collect(wh, event=event, since=since_d, until=until_d, title=title, source=source)
     except WarehouseError as e:
         raise fail(str(e))
     except OSError as e:
