@@ -1561,8 +1561,9 @@ class _Html:
             self.w(f'<tr><th scope="row" class="n">{h.hand}</th><td>{_e(who)}</td>'
                    f'<td class="n">{p.contract or "—"}</td><td class="n">{_signed(p.par)}</td>'
                    f'<td class="n">{_signed(p.result)}</td><td>{_e(par_words(p))}</td>'
-                   f'<td>{_e(f"from trick {p.claim} the hand was decided: claim" if p.claim else "—")}</td>'
-                   f'<td class="n">{_e(f"{p.mistakes} ({points_words(p.lost)})" if p.mistakes else "none")}</td></tr>\n')
+                   + (f'<td title="from trick {p.claim} the hand was decided: claim">from trick {p.claim}: claim</td>'
+                      if p.claim else "<td>—</td>")
+                   + f'<td class="n">{_e(f"{p.mistakes} ({points_words(p.lost)})" if p.mistakes else "none")}</td></tr>\n')
         self.w("</tbody>\n</table></div>\n")
         if g.mistakes:
             self.w(f'<p class="note">The costliest {"mistake" if len(g.mistakes) == 1 else "mistakes"} of the game '
@@ -1936,7 +1937,7 @@ def _md_game(g: GameReport) -> list[str]:
             if p is not None:
                 out.append(f"| {h.hand} | {_md(p.pitcher or '—')} | {p.contract or '—'} | {_signed(p.par)} | "
                            f"{_signed(p.result)} | {_md(par_words(p))} | "
-                           f"{_md(f'from trick {p.claim} the hand was decided: claim') if p.claim else '—'} | "
+                           f"{f'from trick {p.claim}: claim' if p.claim else '—'} | "
                            f"{p.mistakes} |")
         out.append("")
         out += [f"- {_md(mistake_words(m))}" for m in g.mistakes]

@@ -454,7 +454,8 @@ def test_the_section_on_perfect_play(analysed):
     assert len(re.findall(r'<figure class="chart accuracy" data-bars="(\d+)">', text)) == len(report.events)
     # claims, in the words of replay
     claims = [(g, p) for g in report.games for p in g.played.values() if p.claim]
-    assert claims and text.count("the hand was decided: claim") == len(claims)
+    assert claims and len(re.findall(r'title="from trick (\d+) the hand was decided: claim">from trick \1: claim<',
+                                     text)) == len(claims)
     # each costliest mistake: the cards that kept the value, and (a short report) its hand and trick
     g = next(g for g in report.games if g.mistakes)
     m = g.mistakes[0]
