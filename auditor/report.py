@@ -58,6 +58,10 @@ CHARTS_IN_A_SEASON = 100
 CHART_WIDTH = 360
 CHART_FONT = 14
 CHART_CHOICES = ("auto", "all", "findings", "none")
+#: ``detail="auto"``: every game in full in a report of up to CHART_GAMES games; in a longer one (a
+#: season), the games the audit has something to say about, every other game by its line in its
+#: event's results (its sheet agrees with the audit in every entry).
+DETAIL_CHOICES = ("auto", "all", "disputed")
 #: The kinds of finding shown with a diagram of the hand and the trick.
 DIAGRAM_KINDS = ("revoke", "play")
 
@@ -1064,6 +1068,21 @@ def _smaller_svg(svg: str) -> str:
     return svg.replace("xlink:href=", "href=")
 
 
+def disputed(game: GameReport) -> bool:
+    """Whether the audit has something to say about a game: a finding, or a sheet that departs from it."""
+    return bool(game.findings or sheet_differences(game) or game.winner_differs())
+
+
+def detail_games(report: Report, detail: str) -> set[int]:
+    """Which games are shown in full: ``all``; ``disputed`` (see :func:`disputed`); ``auto``: all up to
+    :data:`CHART_GAMES` games, else the disputed ones."""
+    if detail not in DETAIL_CHOICES:
+        raise ValueError(f"detail must be one of {', '.join(DETAIL_CHOICES)}, not {detail!r}")
+    if detail == "all" or (detail == "auto" and len(report.games) <= CHART_GAMES):
+        return {g.index for g in report.games}
+    return {g.index for g in report.games if disputed(g)}
+
+
 def chart_games(report: Report, charts: str) -> set[int]:
     """Which games get a chart: ``all``; ``findings``: those with findings or a sheet that departs from
     the audit; ``none``; ``auto``: all up to :data:`CHART_GAMES` games, else the first
@@ -1074,8 +1093,8 @@ def chart_games(report: Report, charts: str) -> set[int]:
         return set()
     if charts == "all" or (charts == "auto" and len(report.games) <= CHART_GAMES):
         return {g.index for g in report.games}
-    disputed = [g.index for g in report.games if g.findings or sheet_differences(g)]
-    return set(disputed if charts == "findings" else disputed[:CHARTS_IN_A_SEASON])
+    shown = [g.index for g in report.games if g.findings or sheet_differences(g)]
+    return set(shown if charts == "findings" else shown[:CHARTS_IN_A_SEASON])
 
 
 # --------------------------------------------------------------------------- HTML
@@ -1238,10 +1257,13 @@ def standings_columns(rows: list[dict], unit: str) -> list[tuple[str, str, str]]
 class _Html:
     """The HTML page, written piece by piece into a list of strings."""
 
-    def __init__(self, report: Report, charts: str):
+    def __init__(self, report: Report, charts: str, detail: str = "auto"):
         self.r = report
         self.out: list[str] = []
-        self.charted = chart_games(report, charts)
+        self.detailed = detail_games(report, detail)
+        self.charted = chart_games(report, charts) & self.detailed
+        # a long report gives each code's why once, in the findings table, not in every ruling
+        self.why_once = len(report.findings) > FINDINGS_OPEN
         self.painter: Charts | None = None
         self.open = len(report.games) <= OPEN_GAMES
 
@@ -1446,7 +1468,8 @@ class _Html:
                 self.w(f'<details class="code-group" data-code="{_e(code)}" data-severity="{_e(severity)}"{opened}>'
                        f'<summary><span class="code">{_e(code)}</span> {_e(title)} · {len(group)} · '
                        f'<span class="sev {_e(severity)}">{_e(SEVERITY_WORD.get(severity, severity))}</span></summary>\n'
-                       f'<div class="table-wrap"><table class="findings">\n<caption class="vh">{_e(code)}: {_e(title)}</caption>\n'
+                       + (f'<p class="why">{_e(CATALOG[code].why)}</p>\n' if self.why_once and code in CATALOG else "")
+                       + f'<div class="table-wrap"><table class="findings">\n<caption class="vh">{_e(code)}: {_e(title)}</caption>\n'
                        '<thead><tr><th scope="col" class="n">#</th><th scope="col">Game</th>'
                        '<th scope="col" class="n">Hand</th><th scope="col">Who</th><th scope="col">Where</th></tr></thead>\n'
                        "<tbody>\n")
@@ -1471,7 +1494,13 @@ class _Html:
             self.w(f'<p class="note">{len(r.games)} games: each game\'s detail is folded; open one from its '
                    'line, or <button type="button" data-toggle="open">open all</button> '
                    '<button type="button" data-toggle="close">fold all</button>.</p>\n')
-        if len(self.charted) < len(r.games):
+        if len(self.detailed) < len(r.games):
+            self.w(f'<p class="note">{len(self.detailed)} of the {len(r.games)} games are shown in full: those the '
+                   "audit has something to say about (a finding, or a sheet that departs from it). Every other "
+                   "game has its line in its event's results, and its sheet agrees with the audit in every entry; "
+                   "<code>auditor report --detail all</code> shows every game, <code>auditor replay FILE --game "
+                   "GAME</code> walks one.</p>\n")
+        if len(self.charted) < len(self.detailed):
             self.w(f'<p class="note">Charts of the running totals: {len(self.charted)} of the {len(r.games)} games'
                    + (" (the first games the audit found something in)" if self.charted else "")
                    + ". <code>auditor report --charts all</code> draws every game's, at about 20 ms a chart.</p>\n")
@@ -1480,7 +1509,8 @@ class _Html:
                    f'<h3 id="{ev.anchor}-h">{_e(ev.label)}</h3>\n')
             self.game_index(ev)
             for g in ev.games:
-                self.game(g)
+                if g.index in self.detailed:
+                    self.game(g)
             self.w("</section>\n")
         self.w("</section>\n")
 
@@ -1492,7 +1522,8 @@ class _Html:
         for g in ev.games:
             final = ", ".join(f"{s} {g.final[s].total}" for s in g.sides if s in g.final)
             errors = sum(1 for f in g.findings if f.severity != "info")
-            self.w(f'<tr><th scope="row"><a href="#{g.anchor}">{_e(g.name)}</a></th>'
+            name = f'<a href="#{g.anchor}">{_e(g.name)}</a>' if g.index in self.detailed else _e(g.name)
+            self.w(f'<tr><th scope="row">{name}</th>'
                    f"<td>{_date_html(g.date) if g.date else '—'}</td><td>{_e(g.winner or 'not finished')}</td>"
                    f'<td>{_e(final)}</td><td class="n">{len(g.hands)}</td><td class="n">{errors or ""}</td>'
                    "</tr>\n")
@@ -1742,7 +1773,7 @@ class _Html:
             self.w(f'<a href="#{rule.anchor}">{_inline_md(rule.label)}</a>. ')
         elif rule is not None:
             self.w(f"{_e(rule.label)}. ")
-        if code is not None:
+        if code is not None and not self.why_once:
             self.w(_e(code.why))
         self.w("</p>\n")
         self.w(f"<p><strong>The score.</strong> {_e(score_ruling(g, f))}</p>\n")
@@ -1798,9 +1829,9 @@ class _Html:
         self.w("</section>\n")
 
 
-def to_html(report: Report, charts: str = "auto") -> str:
-    """The report as one self-contained HTML page."""
-    return _Html(report, charts).page()
+def to_html(report: Report, charts: str = "auto", detail: str = "auto") -> str:
+    """The report as one self-contained HTML page (``charts``: :func:`chart_games`; ``detail``: :func:`detail_games`)."""
+    return _Html(report, charts, detail).page()
 
 
 # --------------------------------------------------------------------------- Markdown
@@ -1811,9 +1842,11 @@ def _md(text: object) -> str:
     return re.sub(r"([\\|*_`\[\]<>#])", r"\\\1", "" if text is None else str(text))
 
 
-def to_markdown(report: Report) -> str:
-    """The report as Markdown: the summary, the league tables, each game's sheet and every ruling."""
+def to_markdown(report: Report, detail: str = "auto") -> str:
+    """The report as Markdown: the summary, the league tables, each game's sheet (the games
+    :func:`detail_games` picks) and every ruling."""
     r = report
+    shown = detail_games(r, detail)
     out = [f"# {_md(r.title)}", ""]
     ds = sorted(g.date for g in r.games if g.date is not None)
     if ds:
@@ -1855,10 +1888,14 @@ def to_markdown(report: Report) -> str:
         g = games.get(f.game_id) if f.game_id else None
         out += _md_ruling(r, g, f)
     out += ["## Games", ""]
+    if len(shown) < len(r.games):
+        out += [f"{len(shown)} of the {len(r.games)} games are shown: those the audit has something to say about; "
+                "every other game's sheet agrees with the audit in every entry (`--detail all` shows them).", ""]
     for ev in r.events:
         out += [f"### {_md(ev.label)}", ""]
         for g in ev.games:
-            out += _md_game(g)
+            if g.index in shown:
+                out += _md_game(g)
     cited = [x for x in r.rules.values() if x.body is not None]
     if cited:
         out += ["## The rules cited", ""]

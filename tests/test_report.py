@@ -753,3 +753,23 @@ def test_at_phone_width_nothing_spills_and_the_screenshot_shows_it(opened, tmp_p
         assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
     finally:
         browser.set_window_size(1200, 900)
+
+
+def test_a_season_shows_in_full_the_games_the_audit_has_something_to_say_about(sample, monkeypatch):
+    everyone = {g.index for g in sample.games}
+    argued = {g.index for g in sample.games if rp.disputed(g)}
+    assert rp.detail_games(sample, "auto") == rp.detail_games(sample, "all") == everyone
+    assert 0 < len(argued) < len(everyone) and rp.detail_games(sample, "disputed") == argued
+    monkeypatch.setattr(rp, "CHART_GAMES", 10)  # a "season" of 27 games
+    assert rp.detail_games(sample, "auto") == argued
+    text = rp.to_html(sample, charts="none")
+    assert len(re.findall(r'<(?:section|details) class="game"', text)) == len(argued)
+    assert f"{len(argued)} of the 27 games are shown in full" in text
+    ids = set(re.findall(r'\bid="([^"]+)"', text))
+    assert all(ref in ids for ref in re.findall(r'href="#([^"]+)"', text))  # no link to a game not shown
+    for g in sample.games:  # every game keeps its line in its event's results
+        assert f'<tr><th scope="row">{"<a href=" if g.index in argued else ""}' in text and g.name in text
+    for f in sample.findings:  # every finding is still ruled on, with its game
+        assert f'<article class="ruling" id="{f.anchor}"' in text
+    md = rp.to_markdown(sample)
+    assert md.count("#### Game ") == len(argued)

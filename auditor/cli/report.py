@@ -31,6 +31,9 @@ def report(
     charts: Annotated[str, typer.Option("--charts", metavar="WHICH",
                                         help="games with a chart: auto (every game up to 300 games; else the "
                                         "first 100 with findings), all, findings or none")] = "auto",
+    detail: Annotated[str, typer.Option("--detail", metavar="WHICH",
+                                        help="games shown in full: auto (every game up to 300 games; else those "
+                                        "the audit has something to say about), all or disputed")] = "auto",
     analyze: Annotated[bool, typer.Option("--analyze", help="logs only: examine every hand under perfect play "
                                           "first (as import --analyze), for the section on perfect play: par, "
                                           "accuracy, the costliest mistakes, claims")] = False,
@@ -45,6 +48,8 @@ def report(
         raise fail(f"--format must be html or md, not {fmt!r}")
     if charts not in rp.CHART_CHOICES:
         raise fail(f"--charts must be one of {', '.join(rp.CHART_CHOICES)}, not {charts!r}")
+    if detail not in rp.DETAIL_CHOICES:
+        raise fail(f"--detail must be one of {', '.join(rp.DETAIL_CHOICES)}, not {detail!r}")
     since_d, until_d = _date(since, "--since"), _date(until, "--until")
     source = ", ".join(paths)
     if analyze and len(paths) == 1 and is_dataset(paths[0]):
@@ -62,7 +67,7 @@ def report(
     if not data.games:
         raise fail("no games match: nothing to report" if data.filters else
                    f"no games found in {source}: nothing to report")
-    text = rp.to_html(data, charts) if fmt == "html" else rp.to_markdown(data)
+    text = rp.to_html(data, charts, detail) if fmt == "html" else rp.to_markdown(data, detail)
     body = text.encode("utf-8")
     if output == "-":
         sys.stdout.buffer.write(body)
