@@ -122,7 +122,7 @@ def test_a_link_to_nothing_inside_a_folder_is_reported(tmp_path):
     for args in (["audit", logs], ["import", logs, "--out", tmp_path / "ds"], ["stats", logs], ["fmt", logs],
                  ["analyze", logs]):
         r = invoke(*args)
-        assert "friday.pitch is a link to" in r.stderr and "which is not there" in r.stderr, (args, r.output)
+        assert "friday.pitch: it is a link to" in r.stderr and "which is not there" in r.stderr, (args, r.output)
         assert r.exit_code == 2, (args, r.output)
     # the rest was read all the same
     assert "audited 1 game" in invoke("audit", logs).stderr

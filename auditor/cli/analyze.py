@@ -14,7 +14,8 @@ from typing import Annotated, Any
 import typer
 
 from ..engine import HandAnalysis, analyze_games
-from ..notation import Finding, expand_paths, parse_file
+from .. import _core
+from ..notation import expand_paths, parse_file
 from ..render import emit_rows, mistake_text, plural, points_text
 from . import EXIT_FAILED, app, fail
 from .inputs import note_inputs
@@ -89,7 +90,7 @@ def analyze(
         try:
             games, found = parse_file(path)
         except OSError as e:
-            problems.append(Finding("E100", f"cannot read {path}: {e.strerror or e}", path, 0, 0))
+            problems.append(_core.path_finding("Unreadable", path, e.strerror or str(e)))
             continue
         games_by_file[path] = len(games)
         problems += found
