@@ -1047,6 +1047,11 @@ def _smaller_svg(svg: str) -> str:
     svg = re.sub(r' transform="rotate\(-?0 [^)]*\)"', "", svg)
     svg = re.sub(r' id="([^"]+)"', lambda m: m.group(0) if m.group(1) in used or _KEPT_IDS.match(m.group(1)) else "",
                  svg)
+    # matplotlib names a marker or a clip path by a hash; a short number does as well, on every point
+    short = {name: f"{name[0]}{i}" for i, name in enumerate(sorted(n for n in used if re.fullmatch(r"[mp][0-9a-f]{10}", n)))}
+    if short:
+        svg = re.sub(r'(?<=id=")([mp][0-9a-f]{10})(?=")|(?<=#)([mp][0-9a-f]{10})(?=[")])',
+                     lambda m: short.get(m.group(0), m.group(0)), svg)
 
     def tenths(m: re.Match) -> str:  # in attributes only: a label's text stays as written
         value = re.sub(r"(\d+\.\d)\d+", r"\1", m.group(1))

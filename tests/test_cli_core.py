@@ -211,3 +211,15 @@ def test_no_command_prints_the_help_and_exits_2_and_arguments_show_no_python_typ
             command
     assert "Usage: auditor audit [OPTIONS] PATH..." in invoke("audit", "--help").stdout
     assert "Usage: auditor query [OPTIONS] [SQL]" in invoke("query", "--help").stdout
+
+
+def test_a_finding_of_the_parser_names_its_game_as_the_audit_does(tmp_path):
+    """A game without a GameId is FILE#N in every finding, the parser's (E1xx) as the engine's."""
+    log = tmp_path / "typo.pitch"
+    log.write_text('[Rules "auction"]\n[Players "Ann Bob Dan"]\n\nhand 1\ndealer Ann\nbisd Bob 2, Dan pass, Ann pass\n'
+                   "1. Bob:AS Dan:1OS Ann:QS\n")
+    found = json.loads(invoke("audit", log, "--format", "json").stdout)
+    assert {f["code"] for f in found} >= {"E102", "E103"}
+    assert {f["game"] for f in found} == {"typo.pitch#1"}
+    text = invoke("audit", log).stdout
+    assert "\x00" not in text and text.splitlines()[0] == "typo.pitch#1 hand 1"
