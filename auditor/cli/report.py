@@ -9,11 +9,11 @@ import typer
 
 from .._lazy import lazy
 from ..render import plural, stderr_console, write_atomic
-from ..warehouse import WarehouseError, is_dataset, open_data
 from . import app, fail
 from .warehouse import EventOpt, SinceOpt, UntilOpt, _date, _note_import, _warn_damaged
 
 rp = lazy("auditor.report")  # loaded by this command only
+views = lazy("auditor.warehouse")
 FORMATS = ("html", "md")
 
 
@@ -52,15 +52,15 @@ def report(
         raise fail(f"--detail must be one of {', '.join(rp.DETAIL_CHOICES)}, not {detail!r}")
     since_d, until_d = _date(since, "--since"), _date(until, "--until")
     source = ", ".join(paths)
-    if analyze and len(paths) == 1 and is_dataset(paths[0]):
+    if analyze and len(paths) == 1 and views.is_dataset(paths[0]):
         raise fail(f"{paths[0]} is a dataset: --analyze reads logs (a dataset has its analysis from "
                    "`auditor import LOGS --out DATASET --analyze`)")
     try:
         _warn_damaged(paths)
-        with open_data(paths, analyze=analyze) as wh:
+        with views.open_data(paths, analyze=analyze) as wh:
             status = _note_import(wh)
             data = rp.collect(wh, event=event, since=since_d, until=until_d, title=title, source=source)
-    except WarehouseError as e:
+    except views.WarehouseError as e:
         raise fail(str(e))
     except OSError as e:
         raise fail(f"cannot read the data: {e.strerror or e}")

@@ -14,11 +14,10 @@ pa = lazy("pyarrow")
 import typer
 from rich.console import Console
 
-from ..render import emit_rows, fit_rows, plural, wrap_prose, print_fitted, rich_table, say, stderr_console, stdout_console, table_to_parquet, \
-    write_atomic
+from ..render import emit_rows, fit_rows, plural, print_fitted, rich_table, say, stderr_console, stdout_console, \
+    table_to_parquet, wrap_prose, write_atomic
 from ..rules import PRESETS
-from ..warehouse import STAT_UNITS, QueryRefused, Warehouse, WarehouseError, check_read_only, is_dataset, open_data, \
-    run_query, schema_rows, stats as league_table
+views = lazy("auditor.warehouse")  # DuckDB's views: loaded by the commands that query, not by `audit`
 from . import EXIT_CLEAN, app, fail, settings
 from .inputs import note_inputs, warn_if_damaged
 
@@ -139,11 +138,11 @@ def _stats_tables(table: pa.Table, by: str, output: str | None) -> None:
 
 def _warn_damaged(paths: list[str]) -> None:
     """Before a dataset is opened (a damaged file may stop that): what the last `auditor check` found."""
-    if len(paths) == 1 and is_dataset(paths[0]):
+    if len(paths) == 1 and views.is_dataset(paths[0]):
         warn_if_damaged(Path(paths[0]))
 
 
-def _note_import(wh: Warehouse) -> int:
+def _note_import(wh: "views.Warehouse") -> int:
     """Logs read on the fly: what was read, and what was not there, not a log or empty (the rule of
     every command); the exit status that calls for (0 for a dataset)."""
     st = wh.imported
@@ -184,7 +183,7 @@ def stats(
             raise fail("give DATA: a dataset folder or logs (or set data = \"DATASET\" in auditor.toml: see "
                        "`auditor config`)")
         paths = [settings()["data"]]
-    if by not in STAT_UNITS:
+    if by not in views.STAT_UNITS:
         raise fail(f"--by must be player or team, not {by!r}")
     if rules is not None and rules not in PRESETS:
         raise fail(f"--rules takes a preset name ({', '.join(PRESETS)}), not {rules!r}")
@@ -192,11 +191,11 @@ def stats(
     since_d, until_d = _date(since, "--since"), _date(until, "--until")
     try:
         _warn_damaged(paths)
-        with open_data(paths) as wh:
+        with views.open_data(paths) as wh:
             status = _note_import(wh)
-            table = league_table(wh, by, game=game, event=event, preset=rules, since=since_d, until=until_d,
+            table = views.stats(wh, by, game=game, event=event, preset=rules, since=since_d, until=until_d,
                                  min_hands=min_hands, sort=sort)
-    except WarehouseError as e:
+    except views.WarehouseError as e:
         raise fail(str(e))
     except OSError as e:
         raise fail(f"cannot read the data: {e.strerror or e}")
@@ -281,25 +280,25 @@ def query(
         say(stderr_console(), "no --data given: the views are empty")
     try:
         _warn_damaged(data)
-        with open_data(data) as wh:
+        with views.open_data(data) as wh:
             status = _note_import(wh)
             if schema:
-                rows = schema_rows(wh)
+                rows = views.schema_rows(wh)
                 if fmt == "table":
                     _schema_text(rows, output)
                 else:
                     table = pa.Table.from_pylist(rows)
                     _emit(table.select(["view", "column", "kind", "type", "meaning"]), fmt, output)
                 raise typer.Exit(status)
-            statements = check_read_only(wh.con, text)
+            statements = views.check_read_only(wh.con, text)
             if len(statements) > 1:
                 # one result is shown, so one statement is run: the others would be silently lost
-                raise WarehouseError(f"the SQL holds {len(statements)} statements; `auditor query` runs one and "
+                raise views.WarehouseError(f"the SQL holds {len(statements)} statements; `auditor query` runs one and "
                                      "shows its result: run them one at a time")
-            table = run_query(wh, text)
-    except QueryRefused as e:
+            table = views.run_query(wh, text)
+    except views.QueryRefused as e:
         raise fail(f"{e}; nothing was run")
-    except WarehouseError as e:
+    except views.WarehouseError as e:
         raise fail(str(e))
     except OSError as e:
         raise fail(f"cannot read the data: {e.strerror or e}")
