@@ -20,7 +20,7 @@ struct Audited {
     /// The game's name (`GameId`, else `file#N`).
     name: String,
     rules: Option<Py<PyRules>>,
-    game: Game,
+    game: Arc<Game>,
     res: Option<GameResult>,
     findings: Vec<Py<PyFinding>>,
 }
@@ -37,7 +37,7 @@ impl PyGameResult {
         py: Python<'_>,
         record: Py<PyAny>,
         rules: Option<Py<PyRules>>,
-        game: Game,
+        game: Arc<Game>,
         res: Option<GameResult>,
         source: &str,
         name: &str,
