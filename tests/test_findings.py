@@ -13,7 +13,7 @@ from auditor.findings import CATALOG, finding_dict
 from auditor.fix import fix_bytes
 from auditor.notation import parse_text
 
-from .conftest import GOLDEN, NOTATION_EXAMPLE
+from .conftest import GOLDEN, NOTATION_EXAMPLE, SAMPLE_LOGS
 
 # a clean partnership hand (trump named on its line, first_trick_trump=free)
 PARTNERSHIP = (GOLDEN / "partnership" / "clean_first_trick_free.pitch").read_text()
@@ -114,3 +114,16 @@ def test_a_smudge_made_in_the_hole_says_why_it_did_not_win():
     (s603,) = [f for f in findings_of(text) if f.code == "S603"]
     assert s603.case == "NoWinnerYet"
     assert "Bob bid smudge and made it from the hole (-2 before the hand): under smudge=wins-game" in s603.message
+
+
+def test_findings_repeated_along_a_line_fold_whatever_their_order():
+    """Two cards dealt over and over, alternating: one finding a card, each with its count."""
+    text = NOTATION_EXAMPLE.replace("bids Bob 2", "deal Ann: " + " ".join(["4S", "5S"] * 1500) + "\nbids Bob 2")
+    d201 = [f for f in findings_of(text) if f.code == "D201"]
+    assert sorted(f.fields["card"] for f in d201) == ["4S", "5S"], [f.message for f in d201]
+    assert sum(1 + (f.repeats or {}).get("count", 0) for f in d201) == 2998
+    # one trick written over and over on its line: a few findings, each code once or a few times
+    trick = "1. Ann:AS Bob:3S Cal:9S Dee:KS"
+    text = NOTATION_EXAMPLE.replace(trick, trick + " " + " ".join(["Ann:AS Bob:3S Cal:9S Dee:KS"] * 1000))
+    on_line = [f for f in findings_of(text) if f.line == 9]
+    assert len(on_line) <= 20, [(f.code, f.message) for f in on_line]

@@ -372,11 +372,11 @@ impl Finding {
         m
     }
 
-    /// Fold `other` into this finding when it says the same thing (code, case and every field)
-    /// on the same line: one mistake repeated along a line is one finding with its count.
+    /// Fold `other`, a finding of the same code on the same line, into this one: one mistake
+    /// repeated along a line is one finding with its count ([`push_folded`] decides when).
     /// Whether it did.
     pub fn absorb(&mut self, other: &Finding) -> bool {
-        if self.line != other.line || self.line == 0 || self.facts != other.facts {
+        if self.line != other.line || self.line == 0 || self.code() != other.code() {
             return false;
         }
         let r = self.repeats.get_or_insert(Repeats {
@@ -412,11 +412,43 @@ impl Finding {
     }
 }
 
-/// Push `f` onto `list`, folded into the last finding when it repeats it on the same line.
+/// How many findings of one code, each saying something different, one line keeps before the
+/// rest of that code on the line are folded into the last of them.
+pub const DISTINCT_SHOWN: usize = 8;
+
+/// Push `f` onto `list`, folded into a finding of the same line that repeats it, whatever came
+/// between: a line's findings are the tail of `list`, since a line is read whole before the
+/// next. A finding saying the same thing is folded into it; past [`DISTINCT_SHOWN`] findings of
+/// its code on the line, a finding of that code is folded into the last of them (unless it
+/// carries a fix, which must not be lost). A line of 30,000 cards, alternating or not, costs a
+/// few findings, and each push looks at a bounded number of them.
 pub fn push_folded(list: &mut Vec<Finding>, f: Finding) {
-    if let Some(last) = list.last_mut() {
-        if last.absorb(&f) {
-            return;
+    let line = f.line;
+    if line != 0 {
+        let code = f.code();
+        let mut same_code: Option<usize> = None;
+        let mut of_code = 0usize;
+        for (i, g) in list.iter().enumerate().rev() {
+            if g.line != line {
+                break;
+            }
+            if g.code() != code {
+                continue;
+            }
+            if g.facts == f.facts {
+                if let Some(g) = list.get_mut(i) {
+                    g.absorb(&f);
+                }
+                return;
+            }
+            same_code.get_or_insert(i);
+            of_code += 1;
+        }
+        if of_code >= DISTINCT_SHOWN && f.fix.is_none() {
+            if let Some(g) = same_code.and_then(|i| list.get_mut(i)) {
+                g.absorb(&f);
+                return;
+            }
         }
     }
     list.push(f);
