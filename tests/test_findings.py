@@ -116,6 +116,31 @@ def test_a_smudge_made_in_the_hole_says_why_it_did_not_win():
     assert "Bob bid smudge and made it from the hole (-2 before the hand): under smudge=wins-game" in s603.message
 
 
+def _added(before: str, after: str, removed: int = 0) -> list[tuple[str, int]]:
+    """The findings of ``after`` that ``before`` does not have, as (code, line); ``removed``: the
+    line of ``before`` that ``after`` lacks (the lines after it move up one)."""
+    old = {(f.code, f.line - (0 < removed < f.line)) for f in findings_of(before)}
+    return sorted((f.code, f.line) for f in findings_of(after) if (f.code, f.line) not in old)
+
+
+def _without_line(text: str, n: int) -> str:
+    lines = text.splitlines(keepends=True)
+    return "".join(lines[:n - 1] + lines[n:])
+
+
+def test_a_missing_trick_is_its_p406_alone():
+    """Who leads after a missing trick, and what each player still held, are unknown: no P401, R501,
+    R503 or A307 follows from it."""
+    text = (SAMPLE_LOGS / "partnership.pitch").read_text()
+    assert text.splitlines()[21].startswith("2. Pia:2S") and text.splitlines()[20].startswith("1. Pia:AD")
+    for n in (21, 22):  # trick 1, trick 2 of hand 1
+        assert [c for c, _ in _added(text, _without_line(text, n), n)] == ["P406"], n
+    lines = NOTATION_EXAMPLE.splitlines(keepends=True)
+    for n in (9, 10, 11):  # trick 1, 2, 3 of an auction hand
+        found = findings_of(_without_line(NOTATION_EXAMPLE, n))
+        assert [f.code for f in found] == ["P406"], (lines[n - 1], [f.message for f in found])
+
+
 def test_findings_repeated_along_a_line_fold_whatever_their_order():
     """Two cards dealt over and over, alternating: one finding a card, each with its count."""
     text = NOTATION_EXAMPLE.replace("bids Bob 2", "deal Ann: " + " ".join(["4S", "5S"] * 1500) + "\nbids Bob 2")

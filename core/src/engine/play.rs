@@ -187,13 +187,16 @@ pub fn replay(prep: &Prepared, rules: &RuleSet, n: usize) -> Played {
         let mut count = 0;
         for (i, (&c, &s)) in cs.iter().zip(ss).enumerate() {
             let held = holdings.held(s, t);
-            if breaks_follow(
-                rule,
-                table,
-                held,
-                if i == 0 { None } else { Some(led_card) },
-                c,
-            ) {
+            // after a missing trick what each player held is unknown: no revoke is judged there
+            if prep.gap_at.is_none_or(|g| t < g)
+                && breaks_follow(
+                    rule,
+                    table,
+                    held,
+                    if i == 0 { None } else { Some(led_card) },
+                    c,
+                )
+            {
                 p.revokes.push((t, i));
             }
             if let Some(slot) = p.card_taker.get_mut(usize::from(c.index())) {
@@ -579,6 +582,18 @@ fn play_tricks(
     for (ti, t) in tricks.iter().enumerate() {
         let mut this_p402 = false;
         let mut this_dup = false;
+        let follows = match ti.checked_sub(1).and_then(|p| tricks.get(p)) {
+            Some(prev) => t.number == prev.number.saturating_add(1),
+            None => t.number == 1,
+        };
+        if !follows && prep.gap_at.is_none() {
+            // a trick missing before this one (P406): who leads it, and what each player still
+            // holds, are not known; the missing trick's P406 is the one finding
+            prep.gap_at = Some(prep.cards.len());
+        }
+        if !follows {
+            leader = -1;
+        }
         if t.number as usize != ti + 1 {
             // one finding for the hand: the tricks missing, or where the numbering first goes wrong
             if !gap_reported {
@@ -696,14 +711,18 @@ fn play_tricks(
         let lead_seat = row_seats.first().copied().unwrap_or(-1);
         let who = seats.name(lead_seat);
         let auction_faulted = ti == 0 && prep.auction_faulted;
-        if ti == 0 && leader != lead_seat && h.bids.as_ref().is_some_and(|b| b.unreadable) {
+        if ti == 0
+            && follows
+            && leader != lead_seat
+            && h.bids.as_ref().is_some_and(|b| b.unreadable)
+        {
             // part of the auction could not be read: the first leader pitched, for a contract we may not know
             leader = lead_seat;
             prep.pitcher = lead_seat;
             prep.contract = prep.bid_of(leader).unwrap_or(0);
             prep.playable = prep.bid_of(leader).is_some();
         }
-        if ti == 0 && leader != lead_seat && auction_faulted {
+        if ti == 0 && follows && leader != lead_seat && auction_faulted {
             if let Some(v) = prep.bid_of(lead_seat) {
                 // the table let a faulty auction stand: judge the hand as played, one mistake one finding
                 leader = lead_seat;
@@ -1078,6 +1097,7 @@ fn play_tricks(
     }
     let lead = prep.cards.first().and_then(|cs| cs.first()).copied();
     if rules.first_trick_trump == FirstTrickTrump::Free
+        && prep.gap_at != Some(0) // the first trick is the one missing
         && lead.is_some_and(|c| table.suit(c) != table.trump)
     {
         let first: Vec<(usize, Card, i32)> = prep

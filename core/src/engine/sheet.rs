@@ -728,6 +728,12 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
             .collect();
         for call in &h.revokes {
             let who = game.name_of(call.player);
+            if prep
+                .gap_at
+                .is_some_and(|g| call.trick.is_none_or(|c| c as usize > g))
+            {
+                continue; // a trick is missing (P406): the record cannot show this revoke either way
+            }
             if !shown
                 .iter()
                 .any(|&(p, t)| p == who && call.trick.is_none_or(|c| c == t))
