@@ -128,6 +128,29 @@ def _without_line(text: str, n: int) -> str:
     return "".join(lines[:n - 1] + lines[n:])
 
 
+def test_a_misspelt_bids_line_is_its_e102_alone_not_a_ruling_on_the_winner():
+    """The last hand's bidding unread: who went out in it is unknown, so the winner is not judged."""
+    text = (SAMPLE_LOGS / "partnership.pitch").read_text()
+    lines = text.splitlines(keepends=True)
+    assert lines[150].startswith("bids Owen 2")
+    lines[150] = "bisd" + lines[150][4:]
+    flawed = "".join(lines)
+    assert _added(text, flawed) == [("E102", 151)]
+    assert not [f for f in findings_of(flawed) if f.code in ("S601", "S603") and f.line > 140]
+
+
+def test_a_bids_line_misspelt_before_the_end_leaves_the_later_hands_judged_on_the_sheet():
+    """A hand that cannot be recomputed, and that nobody went out in, is taken as the sheet gives it:
+    a later total slip is still found, and the winner still judged."""
+    text = (SAMPLE_LOGS / "partnership.pitch").read_text()
+    lines = text.splitlines(keepends=True)
+    assert lines[140].startswith("bids Nora pass")
+    lines[140] = "bisd" + lines[140][4:]
+    assert _added(text, "".join(lines)) == [("E102", 141)]
+    slipped = "".join(lines).replace("total NS 21, EW 22", "total NS 21, EW 23")
+    assert _added(text, slipped) == [("E102", 141), ("S602", 159)]
+
+
 def test_a_missing_trick_is_its_p406_alone():
     """Who leads after a missing trick, and what each player still held, are unknown: no P401, R501,
     R503 or A307 follows from it."""

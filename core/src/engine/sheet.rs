@@ -675,6 +675,15 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
     let mut ended_at: Option<usize> = None;
     // why nobody went out where a side reached the target (going_out=bidder-only), hand by hand
     let mut kept_in: Option<String> = None;
+    // A hand that cannot be recomputed (its bidding or play unreadable) leaves the running totals
+    // as the sheet wrote them, and who went out in it unknown. A tournament director takes the
+    // sheet's figures as given and judges the later hands on them, but does not rule on a winner
+    // the unreadable hand may have made: `undecided` is set when that hand left a side at the
+    // target (or the totals unknown), and no winner ruling (S603) is made from then on. The
+    // finding that made the hand unreadable is the only one; it says the hand is not recomputed.
+    let mut undecided = false;
+    // the running totals are unknown: a hand could not be recomputed and had no score line
+    let mut totals_unknown = false;
     let preps = std::mem::take(&mut res.preps);
     // S602s found: (index in res.findings, hand index, side, how far off the written total was)
     let mut slips: Vec<(usize, usize, usize, Option<i32>)> = Vec::new();
@@ -804,6 +813,30 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
             for (t, r) in total.iter_mut().zip(rec) {
                 *t += r.unwrap_or(0);
             }
+        } else {
+            totals_unknown = true;
+        }
+        if totals_unknown {
+            // a written total line puts the sheet's figures back in hand
+            if let Some(tl) = &h.total {
+                let rec_total = written(tl, game, seats);
+                if !tl.unreadable && rec_total.iter().all(Option::is_some) {
+                    total = rec_total
+                        .iter()
+                        .map(|r| {
+                            let r = r.unwrap_or(0);
+                            if rules.count_down { rules.game - r } else { r }
+                        })
+                        .collect();
+                    totals_unknown = false;
+                }
+            }
+        }
+        if !hs.scored && ended_at.is_none() {
+            let reached = total.iter().any(|&t| t >= rules.game);
+            if reached || totals_unknown {
+                undecided = true;
+            }
         }
         hs.total = total
             .iter()
@@ -896,7 +929,9 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
             sheet = due;
         }
         // S603: hands after the game was won
-        if let Some(e) = ended_at {
+        if undecided {
+            // who went out is unknown: no ruling on the winner or the hands after
+        } else if let Some(e) = ended_at {
             if i == e + 1 {
                 let winner = seats.side_name(res.winner).unwrap_or("").to_string();
                 let won = game.hands.get(e).map_or(0, |x| x.number);
@@ -959,6 +994,7 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
         .and_then(|e| res.hands.get(e))
         .map_or(String::new(), |x| x.out_why.clone());
     match (&game.winner, &winner) {
+        _ if undecided => {}
         (Some(w), None) => {
             let named = game.name_of(w.name);
             let why = match &kept_in {
