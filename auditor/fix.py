@@ -222,11 +222,14 @@ def _plan(findings: list[Finding], unsafe: bool, allowed) -> list[Finding]:
     s601 = [f for f in fixable if f.code == "S601"]
     if unsafe and s601:
         return s601
-    # a total that disagrees with a disputed score may be the right one: the ruling decides (unsafe)
+    # a total that disagrees with a disputed score may be the right one: the ruling decides (unsafe).
+    # A total entry not written at all is no figure to keep: it is added from the sheet's own
+    # figures, in seat order, and a ruling written in later carries on into it.
     disputed_scores = {(f.game, f.hand, f.subject) for f in findings if f.code == "S601"}
     first: dict[tuple, Finding] = {}
     for f in fixable:
-        if f.code == "S602" and (f.game, f.subject) not in first and (f.game, f.hand, f.subject) not in disputed_scores:
+        held = (f.game, f.hand, f.subject) in disputed_scores and f.fields.get("recorded") is not None
+        if f.code == "S602" and (f.game, f.subject) not in first and not held:
             first[f.game, f.subject] = f
     if first:
         return list(first.values())

@@ -292,3 +292,18 @@ def test_stdin_with_json_gives_json_alone_and_a_read_only_file_is_refused(tmp_pa
 
 def test_unsafe_fixes_without_fix_on_audit_is_refused():
     assert invoke("audit", "--unsafe-fixes", str(GOLDEN / "auction" / "S601_low_to_taker.pitch")).exit_code == 2
+
+
+def test_a_total_entry_not_written_is_added_in_seat_order_beside_a_disputed_score():
+    """Dee left out of both lines: the score's entry is a ruling (unsafe), the total's the sheet's
+    own arithmetic (safe), added where Dee sits; the ruling, written in, carries on into it."""
+    from .conftest import NOTATION_EXAMPLE
+
+    data = NOTATION_EXAMPLE.replace("score Ann 3, Bob 0, Cal 1, Dee 0", "score Ann 3, Bob 0, Cal 0") \
+        .replace("total Ann 3, Bob 0, Cal 1, Dee 0", "total Ann 3, Bob 0, Cal 0").encode()
+    done = fix_bytes(data, "t.pitch")
+    assert [(f.code, f.after) for f in done.fixes] == [("S602", "total Ann 3, Bob 0, Cal 0, Dee 0")]
+    assert [f.code for f in done.remaining] == ["S601"] and done.unsafe_left == 1
+    done = fix_bytes(data, "t.pitch", unsafe=True)
+    assert lines_of(done.after)[14:16] == [b"score Ann 3, Bob 0, Cal 0, Dee 1", b"total Ann 3, Bob 0, Cal 0, Dee 1"]
+    assert done.remaining == []
