@@ -34,7 +34,7 @@ from .cards import CARD_COUNT, CARD_NAMES, JOKER_HIGH, SUIT_NAMES, SUIT_SYMBOLS,
 from .engine import GameResult, HandAnalysis, HandScore, legal_cards, trick_winner_pos
 from .findings import severity_of, sort_key
 from .notation import Finding, Game, Hand, RevokeCall
-from .render import MIN_WIDTH, mistake_text, points_text
+from .render import MIN_WIDTH, mistake_text, plural, points_text
 from .rules import Rules
 
 WIDE_WIDTH = 120  # from here on, panels go side by side (the scores table needs room)
@@ -1344,7 +1344,7 @@ def game_title(game: Game, result: GameResult, layout: Layout = Layout()) -> Ren
     t = Text(game.name, style="bold")
     if result.rules is not None:
         t.append(f"{layout.sep}{result.rules.to_text()}")
-    t.append(f"{layout.sep}{len(game.hands)} hands")
+    t.append(f"{layout.sep}{plural(len(game.hands), 'hand')}")
     lines: list[RenderableType] = [t, Text("Seats, clockwise: " + f" {layout.arrow} ".join(game.players))]
     if result.rules is not None and result.rules.partnership and game.teams:
         lines.append(Text("Teams: " + "; ".join(f"{n} {' & '.join(m)}" for n, m in game.teams.items())))

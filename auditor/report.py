@@ -1856,7 +1856,7 @@ def to_markdown(report: Report, detail: str = "auto") -> str:
     ds = sorted(g.date for g in r.games if g.date is not None)
     if ds:
         out += [f"{ds[0].isoformat()}" + (f" to {ds[-1].isoformat()}" if ds[-1] != ds[0] else "") + f" · "
-                f"{len(r.games)} games · {len(r.events)} events", ""]
+                f"{plural(len(r.games), 'game')} · {plural(len(r.events), 'event')}", ""]
     out += ["## Summary", "", f"- Games: {len(r.games)} ({sum(1 for g in r.games if g.winner)} finished)",
             f"- Hands: {r.hands} ({r.played} played out)", f"- Players: {len(r.players)}",
             f"- Findings: {_severity_words(r)}"]
@@ -1874,7 +1874,7 @@ def to_markdown(report: Report, detail: str = "auto") -> str:
     for ev in r.events:
         out += [f"### {_md(ev.label)}", ""]
         if ev.dates:
-            out += [f"{ev.dates} · {len(ev.games)} games", ""]
+            out += [f"{ev.dates} · {plural(len(ev.games), 'game')}", ""]
         for rows, unit in ((ev.teams, "team"), (ev.players, "player")):
             if rows is None:
                 continue

@@ -137,7 +137,12 @@ def test_compact_command(tmp_path, example_file):
     assert invoke("compact", tmp_path / "none").exit_code == 2
     invoke("import", example_file, "--out", tmp_path / "ds")
     r = invoke("compact", tmp_path / "ds")
-    assert r.exit_code == 0 and "1 batch merged into 1" in r.stderr
+    assert r.exit_code == 0 and "nothing to merge (1 batch, left as it was)" in r.stderr
+    friday = tmp_path / "friday.pitch"
+    friday.write_text(NOTATION_EXAMPLE.replace("2026.11.19", "2026.11.20"), encoding="utf-8")
+    invoke("import", friday, "--out", tmp_path / "ds")
+    r = invoke("compact", tmp_path / "ds")
+    assert r.exit_code == 0 and "2 batches merged into 1" in r.stderr
 
 
 def test_audit_summary_says_when_a_hand_could_not_be_recomputed(tmp_path):

@@ -166,7 +166,8 @@ def test_plurals_agree_with_their_numbers(tmp_path, inputs):
     assert "imported 1 new game from 1 file into" in r.stderr and "1 finding recorded" not in r.stderr
     assert "(0 already present, 1 hand read, 2 findings recorded)" in r.stderr
     r = invoke("compact", tmp_path / "ds")
-    assert "1 batch merged into 1" in r.stderr and "(es)" not in r.stderr
+    assert "nothing to merge (1 batch, left as it was)" in r.stderr and "merged into" not in r.stderr
+    assert "(es)" not in r.stderr
     r = invoke("check", tmp_path / "ds")
     assert re.search(r"generation \d+, 1 batch, \d+ files checked: sound", r.stderr), r.stderr
     r = invoke("stats", inputs["good"])
@@ -174,6 +175,11 @@ def test_plurals_agree_with_their_numbers(tmp_path, inputs):
     r = invoke("report", inputs["good"], "-o", tmp_path / "r.html")
     assert re.search(r"wrote .*r\.html: 1 game in 1 event, 2 findings, \d+ kB", r.stderr), r.stderr
     assert "(s)" not in r.stderr
+    md = invoke("report", inputs["good"], "--format", "md", "-o", "-").stdout
+    assert "· 1 game · 1 event" in md and "1 games" not in md and "1 events" not in md, md
+    name = f"{inputs['good'].name}#1"
+    shown = invoke("replay", inputs["good"], "--game", name).stdout
+    assert "· 1 hand" in shown and "1 hands" not in shown, shown
 
 
 def test_simulate_says_which_file_it_wrote(tmp_path):

@@ -526,7 +526,11 @@ def compact(
         before, after = compact_dataset(dataset, rows, summarize=wh.summarize_batch)
     except DatasetError as e:
         raise fail(f"{e.strerror or e}; the dataset is unchanged")
-    typer.echo(f"{dataset}: {plural(before, 'batch')} merged into {after}", err=True)
+    if after == before:  # one batch, or none small enough to merge: say so, not "1 batch merged into 1"
+        typer.echo(f"{dataset}: nothing to merge ({plural(before, 'batch')}, left as {'it was' if before == 1 else 'they were'})",
+                   err=True)
+    else:
+        typer.echo(f"{dataset}: {plural(before, 'batch')} merged into {after}", err=True)
 
 
 @app.command()
