@@ -330,6 +330,11 @@ def _audit(data: bytes, path: str, override: str, first_line: int = 1, first_gam
     return _core.audit_bytes(data, path, first_line, first_game, rules_resolver(override))
 
 
+def game_count(data: bytes, path: str) -> int:
+    """How many games ``data`` holds (0: it is not a log, or it is empty)."""
+    return sum(len(gs) for gs, _ in iter_games(io.BytesIO(data), path))
+
+
 def _spans(data: bytes, path: str) -> list[tuple[str, int, int]]:
     """Each game's name and first and last line."""
     games = [g for gs, _ in iter_games(io.BytesIO(data), path) for g in gs]

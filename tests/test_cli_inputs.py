@@ -41,12 +41,16 @@ def inputs(tmp_path) -> dict[str, Path]:
 
 
 def _run(command: str, path: Path, tmp_path: Path):
+    if command == "query":
+        return invoke("query", "--data", path, "SELECT count(*) FROM games")
+    if command == "fix --diff":
+        return invoke("fix", "--diff", path)
     extra = {"import": ["--out", tmp_path / f"ds-{path.stem}"], "report": ["-o", tmp_path / f"{path.stem}.html"]}
     return invoke(command, path, *extra.get(command, []))
 
 
 # every command that reads logs; report and replay show a game, so with none they cannot run (exit 2)
-COMMANDS = ("analyze", "stats", "audit", "import", "report", "replay", "fmt")
+COMMANDS = ("analyze", "stats", "audit", "import", "report", "replay", "fmt", "fix", "fix --diff", "query")
 SHOWS_A_GAME = {"report", "replay"}
 
 

@@ -232,14 +232,14 @@ def _fix_files(paths: list[str], *, diff: bool, unsafe: bool, sel: list[str], ig
                rules: str, fmt: str, quiet_clean: bool = False) -> int:
     """Fix each file's score sheet (or show the diff); the exit status: 0 nothing left, 1 something left
     (or, with ``diff``, something to fix), 2 a file could not be read, settled or written."""
-    from ..fix import FixError, fix_bytes
+    from ..fix import FixError, fix_bytes, game_count
 
     files, missing = expand_paths(paths)
     err = stderr_console()
-    for m in missing:
-        err.print(f"auditor: {m.message}", markup=False)
-    status, reports = (EXIT_FAILED if missing else EXIT_CLEAN), []
+    status, reports = EXIT_CLEAN, []
     failed: list[dict] = []
+    # how many games each file gave, for the one rule of bad input (a text file with none is not a log)
+    games_by_file: dict[str, int] = {}
     for path in files:
         label = "<stdin>" if path == "-" else path
         try:
@@ -248,10 +248,12 @@ def _fix_files(paths: list[str], *, diff: bool, unsafe: bool, sel: list[str], ig
                 say(err, f"{binary.source}:{binary.line}:{binary.column}: {binary.code} {binary.message}; "
                          "left unchanged")
                 status = max(status, EXIT_FINDINGS)
+                games_by_file[path] = 1  # said here: not again below
                 continue
             data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
             done = fix_bytes(data, label, unsafe=unsafe, select=tuple(sel), ignore=tuple(ign), annotate=annotate,
                              override=rules)
+            games_by_file[path] = game_count(data, label) if not done.fixes else 1
             if not diff and done.changed and path != "-":
                 target = Path(path).resolve()
                 if not os.access(target, os.W_OK):
@@ -286,7 +288,8 @@ def _fix_files(paths: list[str], *, diff: bool, unsafe: bool, sel: list[str], ig
             if d.path == "<stdin>" and not diff:
                 entry["output"] = d.after.decode("utf-8", "surrogateescape")  # the fixed log, inside the JSON
         sys.stdout.write(json.dumps({"files": out + failed}, indent=2, ensure_ascii=False) + "\n")
-    return status
+    found = list(missing) + [f for d in reports for f in d.remaining]
+    return max(status, note_inputs(files, games_by_file, found))
 
 
 def _fix_summary(done, diff: bool) -> str:
