@@ -223,3 +223,17 @@ def test_since_and_until_take_the_date_as_the_date_tag_writes_it(tmp_path, input
 def test_sample_logs_have_no_bad_input():
     r = invoke("audit", SAMPLE_LOGS, "--statistics")
     assert "is empty" not in r.stderr and "not a log" not in r.stderr
+
+
+def test_a_report_beside_a_link_to_nothing_is_written_and_says_so(tmp_path):
+    """As every command does: the link is said, the rest is reported, and the status is 2 (not all
+    that was asked could be read), as docs/report.md says."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "thursday.pitch").write_text(NOTATION_EXAMPLE)
+    os.symlink(tmp_path / "gone.pitch", logs / "friday.pitch")
+    r = invoke("report", logs, "-o", tmp_path / "r.html")
+    assert "friday.pitch: it is a link to" in r.stderr and "which is not there" in r.stderr, r.output
+    assert r.exit_code == 2 and (tmp_path / "r.html").exists() and "wrote " in r.stderr, r.output
+    doc = " ".join((Path(__file__).parents[1] / "docs" / "report.md").read_text().split())
+    assert "a folder holds a link to nothing: it is said on stderr, and the report of the rest is written" in doc
