@@ -175,3 +175,13 @@ def test_findings_repeated_along_a_line_fold_whatever_their_order():
     text = NOTATION_EXAMPLE.replace(trick, trick + " " + " ".join(["Ann:AS Bob:3S Cal:9S Dee:KS"] * 1000))
     on_line = [f for f in findings_of(text) if f.line == 9]
     assert len(on_line) <= 20, [(f.code, f.message) for f in on_line]
+
+
+def test_any_first_or_second_trick_left_out_of_a_sample_log_is_its_p406_alone():
+    """Every preset, long and short form, with a deal line or without: nothing but the P406 follows."""
+    for path in sorted(SAMPLE_LOGS.glob("*.pitch")):
+        text = path.read_text()
+        for n, line in enumerate(text.splitlines(), 1):
+            if re.match(r"[12]\. ", line) and not re.search(r" \d+\. ", line):
+                added = [c for c, _ in _added(text, _without_line(text, n), n)]
+                assert added == ["P406"], (path.name, n, line, added)

@@ -187,8 +187,11 @@ pub fn replay(prep: &Prepared, rules: &RuleSet, n: usize) -> Played {
         let mut count = 0;
         for (i, (&c, &s)) in cs.iter().zip(ss).enumerate() {
             let held = holdings.held(s, t);
-            // after a missing trick what each player held is unknown: no revoke is judged there
-            if prep.gap_at.is_none_or(|g| t < g)
+            // after a missing trick what each player held is unknown: no revoke is judged there,
+            // nor before it where the deal is not written (the holdings come from the later play)
+            if prep
+                .gap_at
+                .is_none_or(|g| t < g && prep.dealt.iter().all(|&m| m != 0))
                 && breaks_follow(
                     rule,
                     table,
@@ -362,16 +365,26 @@ pub fn prepare_hand(
     let free_first = rules.first_trick_trump == FirstTrickTrump::Free;
     let plain = TrumpTable::get(-1, deck);
     let mut p404 = false;
+    // the first trick missing (its P406 follows): the card that named trump is not known, so
+    // trump is what the trump line says, or unknown, and nothing is judged against the lead
+    let first_missing = first.number != 1;
     if free_first {
         match &h.trump {
             None => {
                 prep.push(Finding::new(P404::NoTrumpLine {}, h.meta.line, 1));
                 p404 = true;
-                prep.trump = lead.filter(|c| c.index() < 52).map_or(-1, Card::suit);
+                prep.trump = if first_missing {
+                    -1
+                } else {
+                    lead.filter(|c| c.index() < 52).map_or(-1, Card::suit)
+                };
                 prep.playable = prep.playable && prep.trump >= 0;
             }
             Some(tl) => prep.trump = i32::from(tl.suit.index()),
         }
+    } else if first_missing {
+        prep.trump = h.trump.as_ref().map_or(-1, |t| i32::from(t.suit.index()));
+        p404 = true;
     } else if let Some(lead) = lead {
         let named = h.trump.as_ref().map_or(-1, |t| i32::from(t.suit.index()));
         let named_table = TrumpTable::get(named, deck);
@@ -591,7 +604,8 @@ fn play_tricks(
             // holds, are not known; the missing trick's P406 is the one finding
             prep.gap_at = Some(prep.cards.len());
         }
-        if !follows {
+        // (where only trumps are played, who is still in after a missing trick is unknown too)
+        if !follows || (rules.trumps_only && prep.gap_at.is_some()) {
             leader = -1;
         }
         if t.number as usize != ti + 1 {
@@ -674,14 +688,19 @@ fn play_tricks(
             this_p402 = true;
             prep.playable = false;
         }
+        // a trick written as bare cards whose leader is not known (after a missing or broken
+        // trick, no deal to say who held the card led): its seats, and so its winner, are guesses
+        let mut seats_unknown = false;
         let row_seats: super::Row<i32> = if t.short {
             // seats follow the leader; the first trick's leader is whoever the deal gave the card led
-            let mut start = if ti == 0 && owner_of_first >= 0 {
+            // (after a missing or broken trick, whoever held the card led)
+            let mut start = if (ti == 0 || leader < 0) && owner_of_first >= 0 {
                 owner_of_first
             } else {
                 leader
             };
             if start < 0 {
+                seats_unknown = ti > 0 || !follows;
                 start = seats.after(dealer, 1);
             }
             let mut ring: super::Row<i32> = if in_play.is_empty() {
@@ -804,7 +823,9 @@ fn play_tricks(
                 .copied()
                 .filter(|s| !row_seats.contains(s))
                 .collect();
-            if !absent.is_empty() && !t.unreadable {
+            // after a missing trick who still holds a trump is unknown
+            let judged = !t.unreadable && prep.gap_at.is_none();
+            if !absent.is_empty() && judged {
                 let names: Vec<String> = absent.iter().map(|&s| name(s)).collect();
                 prep.push(
                     Finding::new(
@@ -820,7 +841,7 @@ fn play_tricks(
                     .about(name(absent.first().copied().unwrap_or(-1))),
                 );
                 prep.playable = false;
-            } else if !t.short && !t.unreadable && present[..] != expected_order[..] {
+            } else if !t.short && judged && present[..] != expected_order[..] {
                 let bad = present
                     .iter()
                     .enumerate()
@@ -1032,6 +1053,7 @@ fn play_tricks(
         // after a broken trick (unreadable card, a card played twice, cards missing) its winner is not
         // known for sure: the next trick's record says who led
         let broken = t.unreadable
+            || seats_unknown
             || !absent.is_empty()
             || (!rules.trumps_only && plays.len() != n)
             || this_dup;

@@ -833,8 +833,10 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
             }
         }
         if !hs.scored && ended_at.is_none() {
+            // the last hand may have been won outright (a smudge, the moon) whatever the totals
+            let last = i + 1 == game.hands.len();
             let reached = total.iter().any(|&t| t >= rules.game);
-            if reached || totals_unknown {
+            if reached || totals_unknown || last {
                 undecided = true;
             }
         }
