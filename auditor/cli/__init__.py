@@ -29,6 +29,9 @@ class _Argument(TyperArgument):
         name = self._rich_display_name()
         return name if self.required else f"[{name}]"
 
+    def get_usage_pieces(self, ctx) -> list[str]:
+        return [self._usage_display_name()]
+
 
 def _summary(help_text: str | None) -> str:
     """A command's first paragraph, whole: ``--help`` wraps it rather than cut it with "…"."""
