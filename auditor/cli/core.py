@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shlex
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -499,13 +500,13 @@ def check(
     dataset = dataset_path(dataset, "the DATASET")
     check_format(fmt, ("text", "json"))
     try:
-        report = repair_dataset(dataset) if repair else check_dataset(dataset)
+        report = repair_dataset(dataset, summarize=wh.summarize_batch) if repair else check_dataset(dataset)
     except (CheckError, OSError) as e:
-        raise fail(str(e))
+        raise fail(str(e.strerror if isinstance(e, OSError) and e.strerror else e))
     if fmt == "json":
         typer.echo(json.dumps({"dataset": dataset, "generation": report.generation, "batches": report.batches,
                                "files": report.files, "problems": [p.as_dict() for p in report.problems],
-                               "repaired": report.repaired}, indent=2))
+                               "repaired": report.repaired, "reimport": report.reimport}, indent=2))
     else:
         con = stdout_console()
         for p in report.problems:
@@ -517,6 +518,9 @@ def check(
         gen = "no generation" if not report.generation else f"generation {report.generation}"
         verdict = "sound" if not report.problems else f"{len(report.problems)} problem(s)"
         say(err, f"{dataset}: {gen}, {report.batches} batch(es), {report.files} file(s) checked: {verdict}")
+        if report.reimport:  # the games no copy holds come back from their logs
+            say(err, f"to get the lost games back, import these logs again: "
+                     f"{shlex.join(['auditor', 'import', *report.reimport, '--out', dataset])}")
     raise typer.Exit(EXIT_FINDINGS if report.problems else EXIT_CLEAN)
 
 
