@@ -705,8 +705,8 @@ def _repair(root: Path, summarize: Summarize | None, done: list[str], reimport: 
         before = {*gens.iterdir(), *(store.iterdir() if store.is_dir() else ())}
         _sweep(root)
         for p in sorted(before - {*gens.iterdir(), *(store.iterdir() if store.is_dir() else ())}):
-            why = leftovers.get(p.name, ("no kept generation needs it", False))[0] if p.parent == store else \
-                "an old generation the sweep did not remove"
+            why = leftovers.get(p.name, ("no kept generation names it", False))[0] if p.parent == store else \
+                f"an old generation: the last {KEEP_GENERATIONS} are kept"
             done.append(f"removed {p} ({why})")
         _fsync_dir(gens)
         _clear_lost_and_found(_Disk(root), done)

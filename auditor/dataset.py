@@ -239,6 +239,17 @@ def read_manifest(root: str | Path) -> dict:
     return load_manifest(root / "gens" / str(n) / MANIFEST, n, root)
 
 
+def require_readable(root: str | Path) -> None:
+    """:class:`DatasetError` (asking for ``auditor check --repair``) when the dataset's published state cannot
+    be read: ``current`` lost or dangling, its manifest damaged.  A new dataset is readable (and empty)."""
+    root = Path(root)
+    link = root / "current"
+    if not link.exists() and not link.is_symlink() and ((root / "gens").is_dir() or (root / "store").is_dir()):
+        raise DatasetError(errno.EIO, f"the dataset {root} is damaged: it has generations but no `current` link; "
+                           f"run `auditor check --repair {root}`")
+    read_manifest(root)
+
+
 def table_glob(root: str | Path, table: str) -> str:
     """The glob readers use for one table (through the ``current`` link)."""
     return str(Path(root) / "current" / "batch=*" / f"{table}.parquet")
@@ -471,6 +482,12 @@ def publish(root: Path, new: dict[str, dict], drop: Iterable[str] = ()) -> int:
     dropped = set(drop)
     batches = {k: v for k, v in manifest["batches"].items() if k not in dropped}
     store = root / "store"
+    for batch, entry in batches.items():  # what the new generation links to is there, before anything moves
+        folder = store / batch
+        missing = [folder] if not folder.is_dir() else [folder / n for n in entry.get("checksums") or ()
+                                                         if not (folder / n).is_file()]
+        if missing:
+            raise damaged(root, missing[0], FileNotFoundError(errno.ENOENT, "No such file or directory"))
     store.mkdir(exist_ok=True)
     for batch, entry in new.items():
         target = store / batch
@@ -494,6 +511,18 @@ def publish(root: Path, new: dict[str, dict], drop: Iterable[str] = ()) -> int:
     swap_current(root, gen)
     _sweep(root)
     return gen
+
+
+def verify_batch(root: Path, folder: Path, entry: dict) -> None:
+    """Every file of a published batch reads as its manifest entry recorded; else :class:`DatasetError`."""
+    for name, recorded in (entry.get("checksums") or {}).items():
+        try:
+            now = file_checksum(folder / name)
+        except OSError as e:
+            raise damaged(root, folder / name, e) from None
+        if now != recorded:
+            raise damaged(root, folder / name, ValueError("its checksum differs from the one recorded when it "
+                                                          "was written"))
 
 
 def build_generation(root: Path, gen: int, batches: dict[str, dict]) -> None:
@@ -1123,7 +1152,10 @@ def compact(root: str | Path, target_rows: int = 2_000_000, summarize: Summarize
         rows = 0
         for b in batches:
             f = gen / f"batch={b}" / "plays.parquet"
-            n = pq.ParquetFile(f).metadata.num_rows if f.exists() else 0
+            try:
+                n = pq.ParquetFile(f).metadata.num_rows if f.exists() else 0
+            except (pa.ArrowException, OSError) as e:
+                raise damaged(root, f, e) from None
             if groups[-1] and rows + n > target_rows:
                 groups.append([])
                 rows = 0
@@ -1134,6 +1166,8 @@ def compact(root: str | Path, target_rows: int = 2_000_000, summarize: Summarize
         for group in groups:
             if len(group) < 2:
                 continue
+            for b in group:  # a damaged file merged would be published again as sound: refused
+                verify_batch(root, gen / f"batch={b}", manifest["batches"][b])
             writer = BatchWriter(root / "staging")
             try:
                 for t in TABLES:
@@ -1150,8 +1184,10 @@ def compact(root: str | Path, target_rows: int = 2_000_000, summarize: Summarize
                                 # a batch of an older schema version gets the columns added since, null
                                 writer.write({t: conform(pq.ParquetFile(f).read_row_group(rg), t)})
                 batch = writer.close()
-            except BaseException:
+            except BaseException as e:
                 writer.abort()
+                if isinstance(e, pa.ArrowException):  # a file of a batch written before checksums
+                    raise damaged(root, gen, e) from None
                 raise
             _summarize(root / "staging", [batch], summarize)
             entries = [manifest["batches"][b] for b in group]

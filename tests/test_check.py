@@ -333,3 +333,24 @@ def test_a_damaged_dataset_is_repaired_with_every_game_it_can_read(shelf, tmp_pa
                 not (Path(p.path) / "games.parquet").exists(), p
             shutil.rmtree(p.path)
         assert check_dataset(root).problems == []
+
+
+@pytest.mark.parametrize("name", ["manifest truncated", "current dangling", "table truncated", "store copy deleted"])
+def test_no_command_shows_a_traceback_on_a_damaged_dataset(shelf, tmp_path, name):
+    """Before the repair, every command that reads or writes the dataset runs or says what is damaged and how
+    to mend it (or names the damaged file); none shows a traceback."""
+    shape, damage, _ = DAMAGES[name]
+    damaged = tmp_path / "damaged"
+    subprocess.run(["cp", "-a", str(shelf.top / shape), str(damaged)], check=True)
+    damage(damaged, shelf)
+    for i, command in enumerate((["stats", "{ds}"], ["query", "--data", "{ds}", "SELECT count(*) FROM plays"],
+                                 ["report", "{ds}", "--format", "md", "-o", str(tmp_path / "r.md")],
+                                 ["import", str(shelf.logs["d"]), "--out", "{ds}"], ["compact", "{ds}"])):
+        root = tmp_path / f"run{i}"  # each on the damaged dataset, as the user would find it
+        subprocess.run(["cp", "-a", str(damaged), str(root)], check=True)
+        r = invoke(*(a.format(ds=root) for a in command))
+        assert r.exception is None or isinstance(r.exception, SystemExit), (command, r.exception)
+        assert r.exit_code in (0, 2), (command, r.output)
+        if r.exit_code == 2:
+            assert f"run `auditor check --repair {root}`" in r.stderr or str(root / "current") in r.stderr, \
+                (command, r.stderr)

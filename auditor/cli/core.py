@@ -477,7 +477,7 @@ def compact(
 ) -> None:
     """Merge a dataset's small batches into larger ones (atomic; readers see the old or the new)."""
     dataset = dataset_path(dataset, "the DATASET")
-    if not Path(dataset, "current").exists():
+    if not any(Path(dataset, p).exists() or Path(dataset, p).is_symlink() for p in ("current", "gens", "store")):
         raise fail(f"{dataset} is not a dataset (no `current` link): import something into it first")
     try:
         before, after = compact_dataset(dataset, rows, summarize=wh.summarize_batch)
