@@ -6,8 +6,8 @@ What is checked (docs/dataset.md describes the layout and the publish protocol):
   its own checksum) and names itself, and every batch it lists is there, file by file, with
   the checksum the manifest recorded when it was written (a flipped bit is found and named),
   a readable Parquet footer, and as many games as the manifest says; each batch's own record
-  (``batch.json``) agrees; every published file has its copy in ``store/``, the same file
-  (a hard link);
+  (``batch.json``) agrees; every published file has its copy in ``store/``, with the same
+  bytes (a hard link, or a copy of its own where a copy of the dataset kept no hard links);
 * nothing is left over: a generation built but never published, one half built, a temporary
   link, staged batches with no writer at work, a stored batch no kept generation names, an
   old generation the sweep missed; and nothing was set aside by an earlier repair.
@@ -23,7 +23,7 @@ for import again.  Then the left-overs of interrupted writes are removed, as a w
 
 from __future__ import annotations
 
-import errno
+import fcntl
 import json
 import os
 import re
@@ -85,8 +85,6 @@ class Report:
 
 def _writer_active(root: Path) -> bool:
     """Whether a writer holds the dataset's lock right now (its staging folder is then in use)."""
-    import fcntl
-
     lock = root / ".lock"
     if not lock.is_file():
         return False
@@ -200,8 +198,10 @@ class _Disk:
                                                 if p.is_dir()} if store.is_dir() else {}
         # the generation `current` publishes, when it is a link to a generation folder
         self.published = self.named if self.named in self.gens else None
-        # the newest generation that was published: `current`'s, else the newest there is or a dangling link names
-        self.top = self.published if self.published is not None else max([*self.gens, self.named or 0, 0])
+        # the newest generation that was published: `current`'s; else the newest there is, or the one a dangling
+        # link names, or the one before the newest a record names (a generation is built on the published one)
+        self.top = self.published if self.published is not None else max(
+            [*self.gens, self.named or 0, *(r["generation"] - 1 for r in self.stored.values() if r), 0])
 
     # ----------------------------------------------------------------- records and copies
 
@@ -395,10 +395,12 @@ def check_dataset(root: str | Path, *, holding_lock: bool = False) -> Report:
                        f"its record says generation {batches[b].entry.get('generation')} published it and no later "
                        "batch replaced it: --repair publishes it again", repairable=True)
     kept = [g.number for g in disk._kept(disk.top)]
+    busy = not holding_lock and _writer_active(root)  # what a writer at work is building is no left-over
     for n, g in disk.gens.items():
         if disk.published is not None and n > disk.published:
-            report.add(g.path, "a generation never published", "an interrupted publish: "
-                       "`current` still names the one before", repairable=True)
+            if not busy:
+                report.add(g.path, "a generation never published", "an interrupted publish: "
+                           "`current` still names the one before", repairable=True)
         elif n not in kept:
             report.add(g.path, "an old generation the sweep did not remove", repairable=True)
         elif n != disk.published and g.manifest is None:
@@ -406,16 +408,19 @@ def check_dataset(root: str | Path, *, holding_lock: bool = False) -> Report:
                        f"{g.why}; --repair rebuilds it from its batches' records" if g.why != "missing" else
                        "--repair rebuilds it from its batches' records", repairable=True)
     gens = root / "gens"
-    for p in sorted(gens.iterdir()) if gens.is_dir() else ():
+    for p in sorted(gens.iterdir()) if gens.is_dir() and not busy else ():
         if p.name.startswith("."):
             report.add(p, "a generation half built", "an interrupted publish", repairable=True)
-    for p in sorted(root.glob(".current.*")):
+    for p in sorted(root.glob(".current.*")) if not busy else ():
         report.add(p, "a temporary link left by an interrupted publish", repairable=True)
-    if (root / "staging").exists() and (holding_lock or not _writer_active(root)):
+    if (root / "staging").exists() and not busy:
         files = _staged_files(root / "staging")
         report.add(root / "staging", "staged batches left by an interrupted write",
                    f"an import of {_files_list(files)} that never published" if files else "", repairable=True)
     for b, (what, keep) in sorted(leftovers.items()):
+        record = disk.stored.get(b)
+        if busy and record is not None and record["generation"] > disk.top:
+            continue  # being published
         report.add(root / "store" / b, what, f"the published state was lost: --repair keeps it in {LOST}/" if keep
                    else "", repairable=True)
     lock = root / ".lock"

@@ -132,6 +132,54 @@ def test_left_overs_of_an_interrupted_write_are_found_and_removed(ds):
     assert repair_dataset(ds).problems == []
 
 
+def test_a_writer_at_work_is_not_reported(ds):
+    """What a writer is building (its staging, a generation half built) is no left-over while it holds the lock."""
+    import fcntl
+
+    (ds / "staging" / "tmp-abc").mkdir(parents=True)
+    (ds / "gens" / ".3.abc").mkdir()
+    with open(ds / ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        assert check_dataset(ds).problems == []
+        fcntl.flock(lock, fcntl.LOCK_UN)
+    assert whats(check_dataset(ds)) == {"staged batches left by an interrupted write", "a generation half built"}
+
+
+def _as_before_records(root: Path) -> None:
+    """The dataset as version 0.5 wrote it: checksums in the manifest, no batch records, no manifest checksum."""
+    for n in (p for p in (root / "gens").iterdir() if p.name.isdigit()):
+        manifest = json.loads((n / "manifest.json").read_text("utf-8"))
+        manifest.pop("checksum")
+        for batch, entry in manifest["batches"].items():
+            for key in ("generation", "replaces"):
+                entry.pop(key)
+            entry["checksums"].pop("batch.json")
+            (n / f"batch={batch}" / "batch.json").unlink(missing_ok=True)
+            (root / "store" / batch / "batch.json").unlink(missing_ok=True)
+        (n / "manifest.json").write_text(json.dumps(manifest, indent=1), "utf-8")
+
+
+def test_a_dataset_written_before_batch_records_is_sound_and_gets_them_at_the_next_write(ds):
+    games = read_table(ds, "games").num_rows
+    _as_before_records(ds)
+    assert check_dataset(ds).problems == []
+    import_paths([str(GOLDEN / "smear" / "clean_bid_of_five_made.pitch")], ds)
+    assert check_dataset(ds).problems == [] and read_table(ds, "games").num_rows == games + 1
+    for batch, entry in read_manifest(ds)["batches"].items():
+        assert "batch.json" in entry["checksums"] and (ds / "store" / batch / "batch.json").is_file()
+
+
+def test_a_lost_manifest_of_a_dataset_written_before_batch_records_is_rebuilt_from_its_files(ds):
+    games = read_table(ds, "games").num_rows
+    _as_before_records(ds)
+    (current(ds) / "manifest.json").unlink()
+    repaired = repair_dataset(ds)
+    assert repaired.problems == [] and repaired.reimport == [] and read_table(ds, "games").num_rows == games
+    # each entry as the older generation's manifest, or else the files, say: the logs named, every file checked
+    for batch, entry in read_manifest(ds)["batches"].items():
+        assert entry["games"] > 0 and entry["files"] and set(entry["checksums"]) >= {"games.parquet"}
+
+
 def test_what_is_not_a_dataset_cannot_be_checked(tmp_path):
     with pytest.raises(CheckError):
         check_dataset(tmp_path)
