@@ -189,13 +189,9 @@ impl Rows {
             return;
         };
         for f in found {
-            let code_s = f.code.as_str();
-            let (k, s) = (
-                f.code.kind(),
-                f.code
-                    .declaration()
-                    .map_or("error", |d| d.severity.as_str()),
-            );
+            let code_s = f.code().as_str();
+            let (k, s) = (f.code().kind(), f.code().declaration().severity.as_str());
+            let compared = f.facts.compared();
             t.str(id, game_id);
             t.str(gname, (!game.is_empty()).then_some(game));
             t.str(code, Some(code_s));
@@ -207,9 +203,9 @@ impl Rows {
             t.int(hand, f.hand.map(i64::from));
             t.int(trick, f.trick.map(i64::from));
             t.str(player, f.subject.as_deref());
-            t.str(message, Some(&f.message));
-            t.str(expected, f.expected.as_deref());
-            t.str(recorded, f.recorded.as_deref());
+            t.str(message, Some(&f.message()));
+            t.str(expected, compared.as_ref().map(|c| c.0.as_str()));
+            t.str(recorded, compared.as_ref().map(|c| c.1.as_str()));
             t.end_row();
         }
     }
@@ -382,7 +378,7 @@ fn legacy_key(g: &Game, found: &[Finding]) -> String {
     };
     h.update(text.as_bytes());
     for f in found {
-        h.update(format!("{}|{}\n", f.code.as_str(), strip_hints(&f.message)).as_bytes());
+        h.update(format!("{}|{}\n", f.code().as_str(), strip_hints(&f.message())).as_bytes());
     }
     let mut out = [0u8; 16];
     if h.finalize_variable(&mut out).is_err() {
