@@ -23,6 +23,7 @@ for import again.  Then the left-overs of interrupted writes are removed, as a w
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
@@ -636,6 +637,11 @@ def _out_of_the_way(root: Path, path: Path, done: list[str], why: str) -> None:
 
 def _repair(root: Path, summarize: Summarize | None, done: list[str], reimport: list[str]) -> None:
     """The repair, under the lock (see :func:`repair_dataset`)."""
+    newer = [g.path / MANIFEST for g in _Disk(root).gens.values()
+             if g.manifest is not None and int(g.manifest.get("schema_version", 1)) > SCHEMA_VERSION]
+    if newer:  # what this auditor rebuilt, it would rebuild without what it does not know: nothing is touched
+        raise DatasetError(errno.EPROTO, f"{newer[0]} was written by a newer auditor (schema version "
+                           f"{SCHEMA_VERSION} here): upgrade auditor before repairing the dataset")
     # 1. what an interrupted write left, as a writer would roll it back
     staging = root / "staging"
     if staging.exists():
