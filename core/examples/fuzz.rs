@@ -10,8 +10,7 @@
 //!   writing it again gives the same text), and fed in random chunks, as files are read, the
 //!   parser gives the same games and findings as fed whole;
 //! * audit: the stream audit (the pieces of `auditor audit`) reads as many games as the parser,
-//!   and every finding it reports has a code of the catalogue and a place in the input (a line
-//!   and column within it);
+//!   and every finding it reports has a place in the input (a line within it, a column with it);
 //! * tables: the rows an import builds (the `Rows` sink) leave every column as long as its
 //!   table, one `games` row per game, and the audit reports the same findings whatever the sink;
 //! * audit/import equality: the findings table an import stores is the audit's findings, less
@@ -394,8 +393,7 @@ impl World {
 struct Faults {
     /// Parse and write: the text not stable, or the chunked parse not the whole one.
     unstable: bool,
-    /// Audit: not the parser's games, a finding of no code or out of the input, or findings that
-    /// depend on the sink.
+    /// Audit: not the parser's games, a finding out of the input, or findings that depend on the sink.
     audit: bool,
     /// Tables: a column of the wrong length, games rows not one per game.
     tables: bool,
@@ -456,8 +454,8 @@ fn seen(r: &Reported) -> Seen {
         r.game.clone(),
         r.finding.line,
         r.finding.column,
-        r.finding.code.as_str().to_string(),
-        r.finding.message.clone(),
+        r.finding.code().as_str().to_string(),
+        r.finding.message(),
     )
 }
 
@@ -541,8 +539,7 @@ fn audit_and_import(data: &[u8], games: usize, world: &Arc<World>, jobs: usize, 
     let lines = data.split(|&b| b == b'\n').count() as u32;
     if audit.games != games as u64
         || audit.findings.iter().any(|r| {
-            r.finding.code.declaration().is_none()
-                || r.finding.line > lines.saturating_add(1)
+            r.finding.line > lines.saturating_add(1)
                 || (r.finding.line == 0 && r.finding.column != 0)
         })
     {

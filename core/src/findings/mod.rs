@@ -372,7 +372,7 @@ impl Finding {
         m
     }
 
-        /// Fold `other` into this finding when it says the same thing (code, case and every field)
+    /// Fold `other` into this finding when it says the same thing (code, case and every field)
     /// on the same line: one mistake repeated along a line is one finding with its count.
     /// Whether it did.
     pub fn absorb(&mut self, other: &Finding) -> bool {
