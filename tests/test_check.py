@@ -16,7 +16,6 @@ import auditor.dataset as ds_mod
 from auditor.check import CheckError, check_dataset, repair_dataset
 from auditor.cli import app
 from auditor.dataset import compact, current, import_paths, read_manifest, read_table
-from auditor.simulate import simulate
 from auditor.tables import TABLES
 from auditor.warehouse import SUMMARY_TABLE, summarize_batch
 
@@ -208,9 +207,10 @@ def shelf(tmp_path_factory):
     before it published.  Each with the rows its readers see, game by game."""
     top = tmp_path_factory.mktemp("damage")
     logs = {}
-    for name, rules, seed in (("a", "auction", 1), ("b", "setback", 2), ("c", "smear", 3), ("d", "cutthroat", 4)):
+    for name, golden in (("a", "auction/R501_revoke"), ("b", "setback/clean_goingout_jack_before_game"),
+                         ("c", "smear/R501_jick_kept_on_trump_lead"), ("d", "cutthroat/clean_game11_bidder_wins")):
         logs[name] = top / f"{name}.pitch"
-        logs[name].write_text(simulate(rules, games=2, seed=seed)[0], encoding="utf-8")
+        shutil.copyfile(GOLDEN / f"{golden}.pitch", logs[name])
     ds = top / "ds"
     import_paths([str(logs["a"])], ds, summarize=summarize_batch)
     import_paths([str(logs["b"])], ds, summarize=summarize_batch)
