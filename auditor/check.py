@@ -180,9 +180,9 @@ class _Disk:
     """One look at a dataset folder, read only: ``current``, the generations, the store, and what the
     published generation should hold."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, sums: _Sums | None = None):
         self.root = root
-        self.sums = _Sums()
+        self.sums = sums or _Sums()  # shared by the looks of one repair: each file is read once
         link = root / "current"
         self.current_kind = ("link" if link.is_symlink() else "folder" if link.is_dir() else
                              "file" if link.exists() else "none")
@@ -374,14 +374,14 @@ def _require_dataset(root: Path) -> None:
                          "`auditor import`")
 
 
-def check_dataset(root: str | Path, *, holding_lock: bool = False) -> Report:
+def check_dataset(root: str | Path, *, holding_lock: bool = False, _sums: _Sums | None = None) -> Report:
     """Verify the dataset at ``root``; raises :class:`CheckError` when there is none.
 
     ``holding_lock``: the caller is the writer (a repair), so ``staging`` is nobody's work in progress.
     """
     root = Path(root)
     _require_dataset(root)
-    disk = _Disk(root)
+    disk = _Disk(root, _sums)
     report = Report(root, generation=disk.published)
     _, batches, leftovers = disk.plan()
     _check_current(disk, report)
@@ -611,12 +611,13 @@ def repair_dataset(root: str | Path, summarize: Summarize | None = None) -> Repo
     lock = root / ".lock"
     if lock.exists() and not lock.is_file():  # no writer can take it, so nobody holds it
         _out_of_the_way(root, lock, done, "a folder where the writers' lock file should be")
+    sums = _Sums()
     try:
         with locked(root):
-            _repair(root, summarize, done, reimport)
+            _repair(root, summarize, done, reimport, sums)
     except DatasetError as e:
         raise CheckError(str(e)) from None
-    after = check_dataset(root)
+    after = check_dataset(root, _sums=sums)
     after.repaired = done
     after.lost(reimport)
     return after
@@ -635,9 +636,9 @@ def _out_of_the_way(root: Path, path: Path, done: list[str], why: str) -> None:
     done.append(f"moved {path} ({why}) to {target}")
 
 
-def _repair(root: Path, summarize: Summarize | None, done: list[str], reimport: list[str]) -> None:
+def _repair(root: Path, summarize: Summarize | None, done: list[str], reimport: list[str], sums: _Sums) -> None:
     """The repair, under the lock (see :func:`repair_dataset`)."""
-    newer = [g.path / MANIFEST for g in _Disk(root).gens.values()
+    newer = [g.path / MANIFEST for g in _Disk(root, sums).gens.values()
              if g.manifest is not None and int(g.manifest.get("schema_version", 1)) > SCHEMA_VERSION]
     if newer:  # what this auditor rebuilt, it would rebuild without what it does not know: nothing is touched
         raise DatasetError(errno.EPROTO, f"{newer[0]} was written by a newer auditor (schema version "
@@ -658,11 +659,11 @@ def _repair(root: Path, summarize: Summarize | None, done: list[str], reimport: 
         if p.name.startswith("."):
             shutil.rmtree(p) if p.is_dir() and not p.is_symlink() else p.unlink()
             done.append(f"removed {p} (a generation half built)")
-    disk = _Disk(root)
+    disk = _Disk(root, sums)
     for n in [n for n in disk.gens if disk.published is not None and n > disk.published]:
         shutil.rmtree(disk.gens[n].path)
         done.append(f"removed {disk.gens[n].path} (a generation never published)")
-    disk = _Disk(root)
+    disk = _Disk(root, sums)
     mend, batches, leftovers = disk.plan()
     # 2. each batch kept gets a whole, sound folder in the store; one that lost a table is set aside
     for b in list(batches.values()):
@@ -708,7 +709,7 @@ def _repair(root: Path, summarize: Summarize | None, done: list[str], reimport: 
         if not entries:
             done.append("no batch of the dataset is left: import its logs again")
     # 4. the other kept generation's manifest, and what no kept generation needs (as a writer sweeps)
-    disk = _Disk(root)
+    disk = _Disk(root, sums)
     if disk.published is not None:
         for g in disk._kept(disk.published):
             if g.manifest is None:
@@ -720,7 +721,7 @@ def _repair(root: Path, summarize: Summarize | None, done: list[str], reimport: 
                 f"an old generation: the last {KEEP_GENERATIONS} are kept"
             done.append(f"removed {p} ({why})")
         _fsync_dir(gens)
-        _clear_lost_and_found(_Disk(root), done)
+        _clear_lost_and_found(_Disk(root, sums), done)
 
 
 def _link_over(source: Path, target: Path) -> None:
