@@ -1,4 +1,6 @@
-"""`auditor check`: each injected fault found and named, the repairable ones repaired, never a published game lost."""
+"""`auditor check`: each injected fault found and named, the repairable ones repaired, never a published game lost;
+a dataset damaged in each way a user or a disk damages one ends, after `check --repair`, with every game a sound
+copy holds and the logs to import again for the rest, and no command shows a traceback on it."""
 
 from __future__ import annotations
 
@@ -218,8 +220,12 @@ def shelf(tmp_path_factory):
     subprocess.run(["cp", "-a", str(ds), str(top / "compacted")], check=True)
     import_paths([str(logs["c"])], ds, summarize=summarize_batch)
     first = top / "first"
+
+    def killed(*_args, **_kwargs):
+        raise Killed()
+
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(ds_mod, "publish", lambda *a, **k: (_ for _ in ()).throw(Killed()))
+        m.setattr(ds_mod, "publish", killed)  # staged, never stored: what a kill leaves of a first import
         with pytest.raises(Killed):
             import_paths([str(logs["a"])], first, summarize=summarize_batch)
     batches = {name: {b for b, e in read_manifest(ds)["batches"].items() if str(logs[name]) in e["files"]}
