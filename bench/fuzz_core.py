@@ -124,6 +124,7 @@ def rust(inputs: int, seed: int, seconds: float | None, segment: int, debug: boo
         else:
             total.update(dict(zip(KEYS, map(int, m.groups()[:8]))))
             slowest = max(slowest, float(m.group(9)))
+        print(f"segment seed {seed + k}: {proc.stdout.strip() or f'died ({proc.returncode})'}", flush=True)
         k += 1
     print(f"rust: inputs {total['inputs']}, bytes {total['bytes']}, seconds {time.monotonic() - started:.1f}, "
           f"segments {k}, rule sets {sets}, crashes {crashes}, panics {total['panics']}, not idempotent or not "
