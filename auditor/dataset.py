@@ -50,7 +50,7 @@ pq = lazy("pyarrow.parquet")
 
 from . import _core
 from .engine import rules_resolver
-from .notation import Finding, _not_text, _rules_check, expand_paths
+from .notation import Finding, _not_text, expand_paths
 from .tables import SCHEMA_VERSION, SCHEMAS, TABLES, Rows, add_finding, load_schema_doc
 
 BATCH_HANDS = 5_000  # hands audited together (one engine batch)
@@ -649,7 +649,7 @@ def audit_chunk(chunk: Chunk, source: str, override: str, jobs: int, out: TaskRe
         out.findings.append((None, binary))
         return 0
     found, games, hands, cards, unscored, nbytes = _core.audit_file(
-        chunk.path, chunk.start, chunk.end, chunk.first_line, chunk.first_game, jobs, _rules_check,
+        chunk.path, chunk.start, chunk.end, chunk.first_line, chunk.first_game, jobs,
         rules_resolver(override), source, progress, PROGRESS_EVERY)
     out.findings.extend((None, f) for f in found)
     out.game_ids.extend([""] * games)
@@ -752,7 +752,7 @@ def import_chunk(chunk: Chunk, source: str, override: str, jobs: int, writer: Ba
     thread.start()
     try:
         _, ids, legacy, games, hands, cards, unscored, nbytes = _core.import_file(
-            chunk.path, chunk.start, chunk.end, chunk.first_line, chunk.first_game, jobs, _rules_check,
+            chunk.path, chunk.start, chunk.end, chunk.first_line, chunk.first_game, jobs,
             rules_resolver(override), schema, now_us, write, BATCH_HANDS, source, progress, PROGRESS_EVERY)
     finally:
         queue.put(None)

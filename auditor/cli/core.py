@@ -424,14 +424,14 @@ def rules_cmd(
             r = resolve_rules(None, name)
         except RulesError as e:
             raise fail(str(e))
-        rows = [{"key": k.name, "value": format_value(k, getattr(r, k.name)), "meaning": k.meaning} for k in KEYS]
+        rows = [{"key": k.name, "value": format_value(k, r), "meaning": k.meaning} for k in KEYS]
         emit_rows(rows, fmt, title=f"{r.preset} (source: {r.source}) — Rules tag: {r.to_text()}", keyed=True)
         return
     rows = []
     for k in KEYS:
         row = {"key": k.name}
         for p, r in PRESETS.items():
-            row[p] = format_value(k, getattr(r, k.name))
+            row[p] = format_value(k, r)
         row["meaning"] = k.meaning
         rows.append(row)
     if fmt != "table":

@@ -30,4 +30,6 @@ pub mod text;
 #[cfg(feature = "python")]
 mod py_finding;
 #[cfg(feature = "python")]
+mod py_rules;
+#[cfg(feature = "python")]
 mod python;

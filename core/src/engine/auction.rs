@@ -263,7 +263,7 @@ pub fn auction(
             // a word that is no bid at all may be a slip of one (`pas`: `pass`)
             let hint = if value.is_none() {
                 let mut known: Vec<&str> = vec!["pass"];
-                known.extend(rules.top_bid_words.iter().map(String::as_str));
+                known.extend(rules.top_bid_words.0.iter().map(String::as_str));
                 if rules.pitching {
                     known.push("pitch");
                 }
@@ -283,7 +283,7 @@ pub fn auction(
                     preset: rules.preset.clone(),
                     min_bid: rules.min_bid,
                     max_bid: rules.top_bid,
-                    top_bid_words: AlsoWords(rules.top_bid_words.clone()),
+                    top_bid_words: AlsoWords(rules.top_bid_words.0.clone()),
                 }
                 .into(),
                 b.column,

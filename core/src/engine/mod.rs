@@ -394,7 +394,7 @@ pub fn check_game_shape(game: &Game, rules: &RuleSet) -> Vec<Finding> {
     };
     let players = players(game);
     let n = players.len();
-    let (lo, hi) = rules.players;
+    let crate::rules::keys::PlayerRange(lo, hi) = rules.players;
     let most = rules.max_seats();
     if n > 0 && !(lo as usize <= n && n <= hi as usize) {
         let (range, key) = if lo != hi {
