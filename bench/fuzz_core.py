@@ -2,13 +2,13 @@
 
     python bench/fuzz_core.py                                  # 1,000,000 inputs in Rust, 20,000 through Python
     python bench/fuzz_core.py --inputs 100000 --python 2000 --seed 7
-    python bench/fuzz_core.py --seconds 30 --python-seconds 15 --debug   # the smoke `.ci/run` runs
+    python bench/fuzz_core.py --debug --seconds 25 --python-seconds 20   # the smoke `.ci/run` runs
 
 Part 1 builds and runs the Rust driver (core/examples/fuzz.rs) over generated and mutated
 inputs seeded from sample_logs/ and tests/: byte flips, truncations, shuffled and duplicated
-lines, huge numbers and lines, random UTF-8.  The presets, as `auditor.rules` resolves them
-(each preset and each `Rules` tag of the corpus), and the tables' columns are handed to it in
-a file, so it audits as `auditor audit` does and builds the rows an import stores.  It runs in
+lines, huge numbers and lines, random UTF-8.  It resolves each game's rules as `auditor` does
+(the core's presets), and is handed the tables' columns in a file, so it audits as `auditor
+audit` does and builds the rows an import stores.  It runs in
 segments of `--segment` inputs (seeds SEED, SEED+1, ...): a segment that dies (a crash: the
 process killed by a signal, a stack overflow) is counted and run again with `--trace`, which
 leaves its last input in core/target/fuzz-panics/last.pitch.  Inputs that panic or fail a
@@ -42,51 +42,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 CORE = ROOT / "core"
 CORPUS = [ROOT / "sample_logs", ROOT / "tests" / "golden", ROOT / "tests" / "fixtures"]
-# what `auditor.rules.Rules` holds, as the core's `Rules` reads it (src/python.rs)
-RULE_FIELDS = ("preset", "players", "partnership", "hand_size", "deal_size", "deck_kind", "min_bid", "top_bid",
-               "top_bid_words", "auction", "dealer_steal", "steal_smudge", "all_pass", "sold_contract", "low",
-               "follow", "trumps_only", "game", "count_down", "going_out", "smudge", "trey", "game_point", "revoke",
-               "settlement", "draw", "discard", "leftover", "pitching", "double_loss", "first_trick_trump",
-               "points_in_play", "point_names")
 
 
-def _value(v) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, tuple) and len(v) == 2 and all(isinstance(x, int) for x in v):
-        return f"{v[0]}:{v[1]}"
-    if isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], tuple):  # deal_size: (cards, ((players, cards), ...))
-        return " ".join([str(v[0]), *(f"{a}:{b}" for a, b in v[1])])
-    if isinstance(v, (tuple, list)):
-        return "|".join(map(str, v))
-    return str(v)
-
-
-def write_world(path: Path) -> int:
-    """The presets and the `Rules` tags of the corpus, resolved, and the tables' columns, for the Rust driver."""
-    from auditor.engine import resolve_rules
-    from auditor.rules import PRESETS, RulesError
+def write_tables(path: Path) -> int:
+    """The columns of the tables an import fills (``auditor/schemas/tables.json``), for the Rust driver."""
     from auditor.tables import load_schema_doc
 
-    tags = set(PRESETS)
-    for d in CORPUS:
-        for f in d.rglob("*.pitch"):
-            tags |= set(re.findall(r'\[Rules "([^"\n]*)"\]', f.read_text("utf-8", "replace")))
-    lines, n = [], 0
-    for tag in sorted(tags):
-        try:
-            r = resolve_rules(tag)
-        except RulesError:
-            continue
-        lines.append(f"rules {tag}")
-        lines += [f"{k} {_value(getattr(r, k))}" for k in RULE_FIELDS]
-        lines += [f"unsupported {_value(r.unsupported())}", f"text {r.to_text()}", "end"]
-        n += 1
-    for t, spec in load_schema_doc()["tables"].items():
-        if not spec.get("derived") and not spec.get("option"):
-            lines.append(f"table {t} " + " ".join(f"{c}:{ty}" for c, ty, _ in spec["columns"]))
+    lines = [f"table {t} " + " ".join(f"{c}:{ty}" for c, ty, _ in spec["columns"])
+             for t, spec in load_schema_doc()["tables"].items() if not spec.get("derived") and not spec.get("option")]
     path.write_text("\n".join(lines) + "\n", "utf-8")
-    return n
+    return len(lines)
 
 
 COUNTS = re.compile(r"inputs (\d+), bytes (\d+), seconds [\d.]+, panics (\d+), not idempotent or not chunk-stable "
@@ -101,8 +66,8 @@ def rust(inputs: int, seed: int, seconds: float | None, segment: int, debug: boo
         profile = [] if debug else ["--release"]
         subprocess.run(["cargo", "build", "--quiet", *profile, "--example", "fuzz"], cwd=CORE, check=True)
         exe = CORE / "target" / ("debug" if debug else "release") / "examples" / "fuzz"
-    world = CORE / "target" / "fuzz-world.txt"
-    sets = write_world(world)
+    tables = CORE / "target" / f"fuzz-tables-{os.getpid()}.txt"
+    write_tables(tables)
     total, crashes, slowest, k = Counter(), 0, 0.0, 0
     started = time.monotonic()
     while total["inputs"] < inputs:
@@ -110,7 +75,7 @@ def rust(inputs: int, seed: int, seconds: float | None, segment: int, debug: boo
         if left is not None and left <= 0:
             break
         n = min(segment, inputs - total["inputs"])
-        cmd = [str(exe), str(n), str(seed + k), *map(str, CORPUS), "--rules", str(world)]
+        cmd = [str(exe), str(n), str(seed + k), *map(str, CORPUS), "--tables", str(tables)]
         if left is not None:
             cmd += ["--seconds", f"{left:.1f}"]
         proc = subprocess.run(cmd, cwd=CORE, capture_output=True, text=True)
@@ -127,10 +92,11 @@ def rust(inputs: int, seed: int, seconds: float | None, segment: int, debug: boo
         print(f"segment seed {seed + k}: {proc.stdout.strip() or f'died ({proc.returncode})'}", flush=True)
         k += 1
     print(f"rust: inputs {total['inputs']}, bytes {total['bytes']}, seconds {time.monotonic() - started:.1f}, "
-          f"segments {k}, rule sets {sets}, crashes {crashes}, panics {total['panics']}, not idempotent or not "
+          f"segments {k}, crashes {crashes}, panics {total['panics']}, not idempotent or not "
           f"chunk-stable {total['unstable']}, audit faults {total['audit faults']}, table faults "
           f"{total['table faults']}, audit/import mismatches {total['mismatches']}, known case (findings before "
           f"the first tag block not stored) {total['known case']}, slowest {slowest:.1f} ms")
+    tables.unlink(missing_ok=True)
     found = crashes + sum(total[key] for key in ("panics", "unstable", "audit faults", "table faults", "mismatches"))
     return 1 if found else 0
 

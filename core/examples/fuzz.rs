@@ -18,8 +18,9 @@
 //!   (before the first tag block) that the import does not store are counted apart, as the
 //!   known case `stray`.
 //!
-//! `--rules FILE` holds the presets as `auditor.rules` resolves them, and the tables' columns
-//! (written by `bench/fuzz_core.py`); without it the audit and the tables are not fuzzed.
+//! Each game's rules are resolved, and its `Rules` tag checked, by the core as `auditor` does.
+//! `--tables FILE` holds the tables' columns (written by `bench/fuzz_core.py` from
+//! `auditor/schemas/tables.json`); without it only the parser and the writer are fuzzed.
 //! `--seconds S` stops early; `--trace` writes each input to `target/fuzz-panics/last.pitch`
 //! before it runs (to find the input of a crash). Prints the counts and the slowest input.
 //! `bench/fuzz_core.py` runs it.
@@ -28,12 +29,9 @@ use pitch_core::audit::{Merge, NoRows, Reported, Sink, Summary, audit_stream};
 use pitch_core::columns::{Column, Kind, Table};
 use pitch_core::notation::parser::{Parser, RulesCheck, parse_all};
 use pitch_core::notation::writer::write_games;
-use pitch_core::rules::{
-    AllPass, Auction, Deck, Discard, FirstTrickTrump, Follow, GamePoint, GoingOut, Low, Revoke,
-    RuleSet, Smudge,
-};
+use pitch_core::rules::presets::{Resolver, parse_rules};
 use pitch_core::tables::{Rows, Spec};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::time::Instant;
@@ -253,137 +251,39 @@ fn mutate(rng: &mut Rng, seed: &[u8]) -> Vec<u8> {
     data
 }
 
-// ---------------------------------------------------------------------- the rule sets and tables
+// ---------------------------------------------------------------------- the rules and tables
 
-/// The presets (by the `Rules` tag that names them) and the tables' columns, read from `--rules`.
-#[derive(Default)]
+/// The rule sets, resolved by the core as `auditor` resolves them (each game's `Rules` tag), and
+/// the tables' columns an import fills, read from `--tables`.
 struct World {
-    rules: HashMap<String, Arc<RuleSet>>,
+    rules: Resolver,
     tables: Vec<(String, Vec<(String, Kind)>)>,
 }
 
-fn choice<T: Copy>(table: &[(&str, T)], word: &str) -> Option<T> {
-    table.iter().find(|(w, _)| *w == word).map(|(_, t)| *t)
-}
-
-/// One rule set from its `key value` lines, as `bench/fuzz_core.py` writes an `auditor.rules.Rules`.
-fn rule_set(f: &HashMap<String, String>) -> Option<RuleSet> {
-    let s = |k: &str| f.get(k).cloned();
-    let n = |k: &str| f.get(k).and_then(|v| v.parse::<i64>().ok());
-    let b = |k: &str| f.get(k).map(|v| v == "true");
-    let list = |k: &str| -> Vec<String> {
-        f.get(k)
-            .map(|v| {
-                v.split('|')
-                    .filter(|x| !x.is_empty())
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let pair = |v: &str| -> Option<(u32, u32)> {
-        let (a, b) = v.split_once(':')?;
-        Some((a.parse().ok()?, b.parse().ok()?))
-    };
-    let players = pair(&s("players")?)?;
-    let deal = s("deal_size")?;
-    let mut deal_words = deal.split(' ');
-    let deal_size = (
-        deal_words.next()?.parse().ok()?,
-        deal_words.filter_map(pair).collect(),
-    );
-    Some(RuleSet {
-        preset: s("preset")?,
-        players,
-        partnership: b("partnership")?,
-        hand_size: u32::try_from(n("hand_size")?).ok()?,
-        deal_size,
-        deck: Deck::from_code(&s("deck_kind")?)?,
-        min_bid: i32::try_from(n("min_bid")?).ok()?,
-        top_bid: i32::try_from(n("top_bid")?).ok()?,
-        top_bid_words: list("top_bid_words"),
-        auction: choice(Auction::ALL, &s("auction")?)?,
-        dealer_steal: b("dealer_steal")?,
-        steal_smudge: b("steal_smudge")?,
-        all_pass: choice(AllPass::ALL, &s("all_pass")?)?,
-        sold_contract: b("sold_contract")?,
-        low: choice(Low::ALL, &s("low")?)?,
-        follow: choice(Follow::ALL, &s("follow")?)?,
-        follow_name: s("follow")?,
-        trumps_only: b("trumps_only")?,
-        game: i32::try_from(n("game")?).ok()?,
-        count_down: b("count_down")?,
-        going_out: choice(GoingOut::ALL, &s("going_out")?)?,
-        smudge: choice(Smudge::ALL, &s("smudge")?)?,
-        trey: b("trey")?,
-        game_point: choice(GamePoint::ALL, &s("game_point")?)?,
-        revoke: choice(Revoke::ALL, &s("revoke")?)?,
-        club_settlement: s("settlement")? == "club",
-        draw: b("draw")?,
-        discard: choice(Discard::ALL, &s("discard")?)?,
-        leftover_to_bidder: s("leftover")? == "bidder",
-        pitching: b("pitching")?,
-        double_loss: b("double_loss")?,
-        first_trick_trump: choice(FirstTrickTrump::ALL, &s("first_trick_trump")?)?,
-        unsupported: list("unsupported"),
-        text: s("text")?,
-        points_in_play: i32::try_from(n("points_in_play")?).ok()?,
-        point_names: list("point_names"),
-    })
-}
-
-/// `rules TAG` ... `end` blocks of `key value` lines, and `table NAME col:kind ...` lines.
-fn read_world(path: &str) -> World {
-    let mut world = World::default();
+/// `table NAME col:kind ...` lines, as `bench/fuzz_core.py` writes `auditor/schemas/tables.json`'s tables.
+fn read_tables(path: &str) -> Vec<(String, Vec<(String, Kind)>)> {
     let Ok(text) = std::fs::read_to_string(path) else {
-        eprintln!("cannot read {path}: the audit and the tables are not fuzzed");
-        return world;
+        eprintln!("cannot read {path}: the tables are not fuzzed");
+        return Vec::new();
     };
-    let mut block: Option<(String, HashMap<String, String>)> = None;
-    for line in text.lines() {
-        let (key, value) = line.split_once(' ').unwrap_or((line, ""));
-        match (key, block.as_mut()) {
-            ("rules", _) => block = Some((value.to_string(), HashMap::new())),
-            ("end", Some(_)) => {
-                if let Some((tag, fields)) = block.take() {
-                    match rule_set(&fields) {
-                        Some(r) => {
-                            world.rules.insert(tag, Arc::new(r));
-                        }
-                        None => eprintln!("{path}: the rule set of {tag:?} does not read"),
-                    }
-                }
-            }
-            (_, Some((_, fields))) => {
-                fields.insert(key.to_string(), value.to_string());
-            }
-            ("table", None) => {
-                let mut words = value.split(' ');
-                let name = words.next().unwrap_or("").to_string();
-                let cols = words
-                    .filter_map(|w| {
-                        let (c, k) = w.split_once(':')?;
-                        Some((c.to_string(), Kind::parse(k)?))
-                    })
-                    .collect();
-                world.tables.push((name, cols));
-            }
-            _ => {}
-        }
-    }
-    world
+    text.lines()
+        .filter_map(|line| {
+            let mut words = line.strip_prefix("table ")?.split(' ');
+            let name = words.next()?.to_string();
+            let cols = words
+                .filter_map(|w| {
+                    let (c, k) = w.split_once(':')?;
+                    Some((c.to_string(), Kind::parse(k)?))
+                })
+                .collect();
+            Some((name, cols))
+        })
+        .collect()
 }
 
-impl World {
-    /// A game's rule set: its `Rules` tag as resolved in Python, else the preset its first word
-    /// names (the overrides a mutation made are not resolved here), else none (not audited).
-    fn resolve(&self, tag: Option<&str>) -> Option<Arc<RuleSet>> {
-        let tag = tag.unwrap_or("auction");
-        self.rules.get(tag).cloned().or_else(|| {
-            let first = tag.split_whitespace().next()?.to_ascii_lowercase();
-            self.rules.get(&first).cloned()
-        })
-    }
+/// The parser's check of a `Rules` tag (E105), the core's own.
+fn rules_check() -> RulesCheck {
+    Box::new(|value: &str| parse_rules(value).err().map(|e| (e.message, e.offset)))
 }
 
 // ---------------------------------------------------------------------- the checks
@@ -428,16 +328,15 @@ fn audit_with<S: Sink + 'static>(
     new_sink: &(dyn Fn() -> S + Sync),
     merge: &mut Merge<'_, S>,
 ) -> Option<Summary> {
-    let check = || -> RulesCheck { Box::new(|_: &str| None) };
     let world = world.clone(); // the audit's resolver lives as long as it likes
-    let resolve = move |tag: Option<&str>| world.resolve(tag);
+    let resolve = move |tag: Option<&str>| world.rules.get(tag);
     audit_stream(
         data,
         "fuzz.pitch",
         1,
         0,
         jobs,
-        &check,
+        &rules_check,
         &resolve,
         new_sink,
         merge,
@@ -633,7 +532,7 @@ struct Args {
     inputs: usize,
     seed: u64,
     corpus: Vec<String>,
-    rules: Option<String>,
+    tables: Option<String>,
     seconds: Option<f64>,
     trace: bool,
 }
@@ -643,7 +542,7 @@ fn args() -> Args {
         inputs: 1_000_000,
         seed: 1,
         corpus: Vec::new(),
-        rules: None,
+        tables: None,
         seconds: None,
         trace: false,
     };
@@ -651,7 +550,7 @@ fn args() -> Args {
     let mut positional = 0;
     while let Some(arg) = it.next() {
         match arg.as_str() {
-            "--rules" => a.rules = it.next(),
+            "--tables" => a.tables = it.next(),
             "--seconds" => a.seconds = it.next().and_then(|s| s.parse().ok()),
             "--trace" => a.trace = true,
             _ => {
@@ -712,8 +611,11 @@ fn save(kind: &str, seed: u64, n: usize, seen: usize, data: &[u8]) {
 fn main() {
     let a = args();
     let corpus = read_corpus(&a.corpus);
-    let world = Arc::new(a.rules.as_deref().map(read_world).unwrap_or_default());
-    let audited = !world.rules.is_empty() && !world.tables.is_empty();
+    let world = Arc::new(World {
+        rules: Resolver::new(""),
+        tables: a.tables.as_deref().map(read_tables).unwrap_or_default(),
+    });
+    let audited = !world.tables.is_empty();
     std::panic::set_hook(Box::new(|_| {}));
     let mut rng = Rng(a.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     let mut c = Counts::default();
@@ -803,7 +705,7 @@ fn main() {
     println!(
         "inputs {}, bytes {}, seconds {secs:.1}, panics {}, not idempotent or not chunk-stable {}, \
          audit faults {}, table faults {}, audit/import mismatches {}, known case (findings before the first \
-         tag block not stored) {}, slowest {:.1} ms ({} bytes; {alone}), corpus {}, rule sets {}",
+         tag block not stored) {}, slowest {:.1} ms ({} bytes; {alone}), corpus {}, tables {}",
         c.inputs,
         c.bytes,
         c.panics,
@@ -815,7 +717,7 @@ fn main() {
         slowest.0 * 1e3,
         slowest.1,
         corpus.len(),
-        world.rules.len()
+        world.tables.len()
     );
     if c.panics + c.unstable + c.audit + c.tables + c.mismatches > 0 {
         std::process::exit(1);
