@@ -10,7 +10,8 @@
 //!   writing it again gives the same text), and fed in random chunks, as files are read, the
 //!   parser gives the same games and findings as fed whole;
 //! * audit: the stream audit (the pieces of `auditor audit`) reads as many games as the parser,
-//!   and every finding it reports has a place in the input (a line within it, a column with it);
+//!   and every finding it reports has a place in the input (a line within it, a column with it)
+//!   and names its game as it is reported;
 //! * tables: the rows an import builds (the `Rows` sink) leave every column as long as its
 //!   table, one `games` row per game, and the audit reports the same findings whatever the sink;
 //! * audit/import equality: the findings table an import stores is the audit's findings, less
@@ -440,6 +441,8 @@ fn audit_and_import(data: &[u8], games: usize, world: &Arc<World>, jobs: usize, 
         || audit.findings.iter().any(|r| {
             r.finding.line > lines.saturating_add(1)
                 || (r.finding.line == 0 && r.finding.column != 0)
+                // a finding names its game as it is reported (a worker's placeholder never shows)
+                || (!r.finding.game.is_empty() && r.finding.game != r.game)
         })
     {
         f.audit = true;
