@@ -6,7 +6,9 @@
 
 Part 1 builds and runs the Rust driver (core/examples/fuzz.rs) over generated and mutated
 inputs seeded from sample_logs/ and tests/: byte flips, truncations, shuffled and duplicated
-lines, huge numbers and lines, random UTF-8.  It resolves each game's rules as `auditor` does
+lines, huge numbers and lines, random UTF-8.  Besides the parser's chunking and the writer's
+idempotence, it checks that the lexer's fast path and its general path alone give the same
+games and findings.  It resolves each game's rules as `auditor` does
 (the core's presets), and is handed the tables' columns in a file, so it audits as `auditor
 audit` does and builds the rows an import stores.  It runs in
 segments of `--segment` inputs (seeds SEED, SEED+1, ...): a segment that dies (a crash: the
@@ -55,9 +57,9 @@ def write_tables(path: Path) -> int:
 
 
 COUNTS = re.compile(r"inputs (\d+), bytes (\d+), seconds [\d.]+, panics (\d+), not idempotent or not chunk-stable "
-                    r"(\d+), audit faults (\d+), table faults (\d+), audit/import mismatches (\d+), known case "
+                    r"(\d+), fast and general paths differ (\d+) \(lines read by the fast path \d+\), audit faults (\d+), table faults (\d+), audit/import mismatches (\d+), known case "
                     r"\(findings before the first tag block not stored\) (\d+), slowest ([\d.]+) ms")
-KEYS = ("inputs", "bytes", "panics", "unstable", "audit faults", "table faults", "mismatches", "known case")
+KEYS = ("inputs", "bytes", "panics", "unstable", "paths differ", "audit faults", "table faults", "mismatches", "known case")
 
 
 def rust(inputs: int, seed: int, seconds: float | None, segment: int, debug: bool, exe: Path | None = None) -> int:
@@ -87,17 +89,17 @@ def rust(inputs: int, seed: int, seconds: float | None, segment: int, debug: boo
                   f"{CORE / 'target' / 'fuzz-panics' / 'last.pitch'}", file=sys.stderr)
             total["inputs"] += n
         else:
-            total.update(dict(zip(KEYS, map(int, m.groups()[:8]))))
-            slowest = max(slowest, float(m.group(9)))
+            total.update(dict(zip(KEYS, map(int, m.groups()[:9]))))
+            slowest = max(slowest, float(m.group(10)))
         print(f"segment seed {seed + k}: {proc.stdout.strip() or f'died ({proc.returncode})'}", flush=True)
         k += 1
     print(f"rust: inputs {total['inputs']}, bytes {total['bytes']}, seconds {time.monotonic() - started:.1f}, "
           f"segments {k}, crashes {crashes}, panics {total['panics']}, not idempotent or not "
-          f"chunk-stable {total['unstable']}, audit faults {total['audit faults']}, table faults "
+          f"chunk-stable {total['unstable']}, fast and general paths differ {total['paths differ']}, audit faults {total['audit faults']}, table faults "
           f"{total['table faults']}, audit/import mismatches {total['mismatches']}, known case (findings before "
           f"the first tag block not stored) {total['known case']}, slowest {slowest:.1f} ms")
     tables.unlink(missing_ok=True)
-    found = crashes + sum(total[key] for key in ("panics", "unstable", "audit faults", "table faults", "mismatches"))
+    found = crashes + sum(total[key] for key in ("panics", "unstable", "paths differ", "audit faults", "table faults", "mismatches"))
     return 1 if found else 0
 
 

@@ -9,6 +9,8 @@
 //! * parse and write: the writer is idempotent (writing what was parsed, parsing that and
 //!   writing it again gives the same text), and fed in random chunks, as files are read, the
 //!   parser gives the same games and findings as fed whole;
+//! * the lexer's two paths: the fast path for the common lines and the general path alone give
+//!   the same games and findings;
 //! * audit: the stream audit (the pieces of `auditor audit`) reads as many games as the parser,
 //!   and every finding it reports has a place in the input (a line within it, a column with it)
 //!   and names its game as it is reported;
@@ -294,6 +296,8 @@ fn rules_check() -> RulesCheck {
 struct Faults {
     /// Parse and write: the text not stable, or the chunked parse not the whole one.
     unstable: bool,
+    /// The lexer's fast path and its general path alone give different games or findings.
+    paths: bool,
     /// Audit: not the parser's games, a finding out of the input, or findings that depend on the sink.
     audit: bool,
     /// Tables: a column of the wrong length, games rows not one per game.
@@ -304,7 +308,9 @@ struct Faults {
     stray: bool,
 }
 
-fn parse_and_write(data: &[u8], chunk: usize, f: &mut Faults) -> usize {
+/// Parses, writes, parses in chunks and by the general path alone; the games read and the lines
+/// the fast path read.
+fn parse_and_write(data: &[u8], chunk: usize, f: &mut Faults) -> (usize, u64) {
     let whole = parse_all(data, "fuzz.pitch");
     let once = write_games(&whole.0);
     let (again, _) = parse_all(once.as_bytes(), "fuzz.pitch");
@@ -318,7 +324,19 @@ fn parse_and_write(data: &[u8], chunk: usize, f: &mut Faults) -> usize {
     if once != write_games(&again) || (p.take_games(), p.take_findings()) != whole {
         f.unstable = true;
     }
-    games
+    let mut fast = Parser::new("fuzz.pitch", 1, 0);
+    fast.feed(data);
+    fast.finish();
+    let mut general = Parser::new("fuzz.pitch", 1, 0).general_only();
+    general.feed(data);
+    general.finish();
+    let read = fast.fast_lines();
+    if (general.take_games(), general.take_findings()) != whole
+        || (fast.take_games(), fast.take_findings()) != whole
+    {
+        f.paths = true;
+    }
+    (games, read)
 }
 
 /// The audit of `data` through `audit_stream`, each piece's sink handed to `merge`.
@@ -599,6 +617,8 @@ struct Counts {
     bytes: usize,
     panics: usize,
     unstable: usize,
+    paths: usize,
+    fast_lines: u64,
     audit: usize,
     tables: usize,
     mismatches: usize,
@@ -653,11 +673,11 @@ fn main() {
         let jobs = 1 + rng.below(2);
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             let mut f = Faults::default();
-            let games = parse_and_write(&data, chunk, &mut f);
+            let (games, read) = parse_and_write(&data, chunk, &mut f);
             if audited {
                 audit_and_import(&data, games, &world, jobs, &mut f);
             }
-            f
+            (f, read)
         }));
         let dt = t.elapsed().as_secs_f64();
         if dt > slowest.0 {
@@ -669,9 +689,11 @@ fn main() {
                 c.panics += 1;
                 save("panic", a.seed, n, c.panics, &data);
             }
-            Ok(f) => {
+            Ok((f, read)) => {
+                c.fast_lines += read;
                 for (hit, count, kind) in [
                     (f.unstable, &mut c.unstable, "unstable"),
+                    (f.paths, &mut c.paths, "paths"),
                     (f.audit, &mut c.audit, "audit"),
                     (f.tables, &mut c.tables, "tables"),
                     (f.mismatch, &mut c.mismatches, "mismatch"),
@@ -693,7 +715,7 @@ fn main() {
         .map(|_| {
             let t = Instant::now();
             let mut f = Faults::default();
-            let games = parse_and_write(&slowest_input, 4096, &mut f);
+            let (games, _) = parse_and_write(&slowest_input, 4096, &mut f);
             if audited {
                 audit_and_import(&slowest_input, games, &world, 1, &mut f);
             }
@@ -707,12 +729,14 @@ fn main() {
     };
     println!(
         "inputs {}, bytes {}, seconds {secs:.1}, panics {}, not idempotent or not chunk-stable {}, \
-         audit faults {}, table faults {}, audit/import mismatches {}, known case (findings before the first \
+         fast and general paths differ {} (lines read by the fast path {}), audit faults {}, table faults {}, audit/import mismatches {}, known case (findings before the first \
          tag block not stored) {}, slowest {:.1} ms ({} bytes; {alone}), corpus {}, tables {}",
         c.inputs,
         c.bytes,
         c.panics,
         c.unstable,
+        c.paths,
+        c.fast_lines,
         c.audit,
         c.tables,
         c.mismatches,
@@ -722,7 +746,7 @@ fn main() {
         corpus.len(),
         world.tables.len()
     );
-    if c.panics + c.unstable + c.audit + c.tables + c.mismatches > 0 {
+    if c.panics + c.unstable + c.paths + c.audit + c.tables + c.mismatches > 0 {
         std::process::exit(1);
     }
 }

@@ -24,6 +24,7 @@ pub mod findings;
 pub mod notation;
 pub mod rules;
 pub mod scan;
+pub mod simulate;
 pub mod tables;
 pub mod text;
 

@@ -1252,6 +1252,76 @@ fn legal_cards(
     Ok(engine::play::legal(rule, table, held, led))
 }
 
+/// Simulate `games` games under `rules` with `players` seats on `jobs` threads (the GIL
+/// released while the bots play), handing the text to `write(str)` a piece at a time, in order.
+/// `faults` are fault names (`revoke`, `score`, `total`, `winner`); games are named
+/// `{id_prefix}-{N}`. Returns the answer key: one dict per finding the faults must cause.
+#[pyfunction]
+#[pyo3(signature = (rules, games, seed, players, faults, id_prefix, jobs, write))]
+#[allow(clippy::too_many_arguments)]
+fn simulate<'py>(
+    py: Python<'py>,
+    rules: &PyRules,
+    games: usize,
+    seed: u64,
+    players: usize,
+    faults: Vec<String>,
+    id_prefix: String,
+    jobs: usize,
+    write: Py<PyAny>,
+) -> PyResult<Bound<'py, PyList>> {
+    use crate::simulate::{Fault, Options, SimError};
+    let faults = faults
+        .iter()
+        .map(|w| {
+            Fault::from_word(w).ok_or_else(|| {
+                let known: Vec<&str> = Fault::ALL.iter().map(|f| f.word()).collect();
+                PyValueError::new_err(format!("unknown fault {w:?} (known: {})", known.join(", ")))
+            })
+        })
+        .collect::<PyResult<Vec<Fault>>>()?;
+    let opts = Options {
+        games,
+        seed,
+        players,
+        faults,
+        id_prefix,
+        jobs,
+    };
+    let failed: std::sync::Mutex<Option<PyErr>> = std::sync::Mutex::new(None);
+    let key = py.detach(|| {
+        crate::simulate::simulate(&rules.inner, &opts, &mut |text| {
+            Python::attach(|py| write.bind(py).call1((text,)).map(|_| ())).map_err(|e| {
+                if let Ok(mut f) = failed.lock() {
+                    *f = Some(e);
+                }
+                std::io::Error::other("the writer failed")
+            })
+        })
+    });
+    if let Some(e) = failed.lock().ok().and_then(|mut f| f.take()) {
+        return Err(e);
+    }
+    let key = key.map_err(|e| match e {
+        SimError::Seats(m) => PyValueError::new_err(m),
+        SimError::Write(e) => pyo3::exceptions::PyOSError::new_err(e.to_string()),
+    })?;
+    let out = PyList::empty(py);
+    for e in &key {
+        let d = PyDict::new(py);
+        d.set_item("game", &e.game)?;
+        d.set_item("line", e.line)?;
+        d.set_item("code", e.code.as_str())?;
+        d.set_item("hand", e.hand)?;
+        d.set_item("player", &e.player)?;
+        if let Some(t) = e.trick {
+            d.set_item("trick", t)?;
+        }
+        out.append(d)?;
+    }
+    Ok(out)
+}
+
 /// Audit games given as `auditor.notation.Game` records, each with its rule set (or None:
 /// not audited). Returns one dict per game for `auditor.engine` to build its results from.
 #[pyfunction]
@@ -1561,11 +1631,13 @@ fn parse_teams<'py>(py: Python<'py>, text: &str) -> PyResult<(Bound<'py, PyDict>
     Ok((d, err))
 }
 
-/// Parse a file in Rust only, with the GIL released: counts of what was read. For benches.
+/// Parse a file in Rust only, with the GIL released: counts of what was read. For benches
+/// (`general`: every line by the general path, the lexer's fast path off).
 #[pyfunction]
-fn scan_file(py: Python<'_>, path: &str) -> PyResult<(u64, u64, u64, u64, u64)> {
+#[pyo3(signature = (path, general=false))]
+fn scan_file(py: Python<'_>, path: &str, general: bool) -> PyResult<(u64, u64, u64, u64, u64)> {
     let path = path.to_string();
-    py.detach(move || crate::scan::scan_file(&path))
+    py.detach(move || crate::scan::scan_file_by(&path, general))
         .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))
 }
 
@@ -1612,6 +1684,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trump_table, m)?)?;
     m.add_function(wrap_pyfunction!(speaking_order, m)?)?;
     m.add_function(wrap_pyfunction!(legal_cards, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(parse_card, m)?)?;
     m.add_function(wrap_pyfunction!(file_label, m)?)?;
     m.add_function(wrap_pyfunction!(looks_binary, m)?)?;
