@@ -110,6 +110,10 @@ def _games(n: int) -> str:
     return f"{n} game{'s' * (n != 1)}"
 
 
+def _batches(n: int) -> str:
+    return f"{n} batch{'es' * (n != 1)}"
+
+
 # --------------------------------------------------------------------------- what is on disk
 
 
@@ -703,7 +707,7 @@ def _repair(root: Path, summarize: Summarize | None, done: list[str], reimport: 
         entries = {b.id: b.entry for b in batches.values()}
         build_generation(root, gen, entries)
         swap_current(root, gen)
-        done.append(f"published generation {gen}: {len(entries)} batch(es), "
+        done.append(f"published generation {gen}: {_batches(len(entries))}, "
                     f"{_games(sum(int(e.get('games', 0)) for e in entries.values()))}"
                     + (f" (`current` had named {disk.target})" if disk.target and disk.published is None else ""))
         if not entries:

@@ -76,6 +76,7 @@ class DatasetError(OSError):
 MANIFEST = "manifest.json"  # a generation's list of batches, with their counts and file checksums
 RECORD = "batch.json"  # a stored batch's own record: its manifest entry, kept beside its files
 LOST = "lost+found"  # batches `auditor check --repair` took out of the dataset: kept, never read or swept
+CHECK_RECORD = "check.json"  # `auditor check`'s last verdict: the readers warn while it found problems
 # what a batch's record and its manifest entry hold besides the checksums; the same in both, so
 # either is rebuilt from the other, byte for byte
 RECORD_KEYS = ("games", "hands", "files", "schema_version", "generation", "replaces")
@@ -705,7 +706,7 @@ def analysis_table(chunk: Chunk, override: str, jobs: int, ids: list[str]) -> pa
                            side=side_of.get(p.player, p.player), card=p.card, pitcher=a.pitcher,
                            pitcher_side=a.pitcher_side, value_before=p.before, value_after=p.after, cost=p.cost,
                            mistake=p.cost > 0, illegal=p.illegal, better=" ".join(p.best) or None, par=a.par,
-                           best_trump_par=best[1] if best else None, contract=a.contract)
+                           best_trump_par=best[1] if best else None, contract=a.contract, claim=a.claim)
                 for k, v in row.items():
                     columns[k].append(v)
     return pa.Table.from_pydict(columns, schema=SCHEMAS["analysis"])
@@ -824,13 +825,22 @@ def run_task(chunks: list[Chunk], override: str = "", staging: str | None = None
     return out
 
 
+def _splittable(path: str) -> bool:
+    """Whether a file is text worth cutting at game boundaries: one that is not text (or cannot be
+    opened) is one chunk, reported from its first bytes, and never read whole."""
+    try:
+        return _sniff(Chunk(path), path) is None
+    except OSError:
+        return False
+
+
 def plan_tasks(files: list[str], chunk_bytes: int) -> list[list[Chunk]]:
     """Chunks grouped into tasks of about ``chunk_bytes``: big files split, small files together."""
     tasks: list[list[Chunk]] = []
     group: list[Chunk] = []
     size = 0
     for f in files:
-        if f == "-" or not os.path.isfile(f):
+        if f == "-" or not os.path.isfile(f) or not _splittable(f):
             tasks.append([Chunk(f)])
             continue
         for c in split_file(f, chunk_bytes):
@@ -864,6 +874,7 @@ class ImportStats:
     findings_stored: int = 0
     games_replaced: int = 0
     findings: list[Finding] = field(default_factory=list)
+    games_by_file: dict[str, int] = field(default_factory=dict)  # every file read, and the games it gave
 
 
 class _Runner:
@@ -913,7 +924,7 @@ def process(paths: Iterable[str], *, override: str = "", out: str | Path | None 
     ``analyze`` (with ``out``) adds the ``analysis`` table: every hand under perfect play.
     """
     files, missing = expand_paths(paths)
-    stats = ImportStats(files=len(files))
+    stats = ImportStats(files=len(files), games_by_file=dict.fromkeys(files, 0))
     stats.findings.extend(missing)
     done = _Done()
     if scheduler is None:
@@ -994,6 +1005,8 @@ def _collect(stats: ImportStats, results: Iterator[TaskResult], known: set[str],
     games_before: dict[str, int] = {}
     for res in results:
         res = _renumber_if_needed(res, games_before, override, staging, analyze)
+        for c, n in zip(res.chunks, res.games_per_chunk):
+            stats.games_by_file[c.path] = stats.games_by_file.get(c.path, 0) + n
         stats.games += len(res.game_ids)
         stats.hands += res.hands
         stats.cards += res.cards
@@ -1113,7 +1126,8 @@ def _check_dataset_path(root: Path) -> None:
     if root.exists() and not root.is_dir():
         raise DatasetError(errno.ENOTDIR, f"{root} is a file, not a dataset folder")
     if root.is_dir() and not ((root / "current").exists() or (root / "current").is_symlink()):
-        others = [p.name for p in root.iterdir() if p.name not in (".lock", "staging", "store", "gens")]
+        own = (".lock", "staging", "store", "gens", LOST, CHECK_RECORD)  # what a killed first import or a check leaves
+        others = [p.name for p in root.iterdir() if p.name not in own]
         if others:
             raise DatasetError(errno.EEXIST, f"{root} is a folder that is not a dataset (it holds "
                                f"{', '.join(sorted(others)[:3])}{', ...' if len(others) > 3 else ''}): give a new "

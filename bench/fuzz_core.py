@@ -68,6 +68,7 @@ def rust(inputs: int, seed: int, seconds: float | None, segment: int, debug: boo
         profile = [] if debug else ["--release"]
         subprocess.run(["cargo", "build", "--quiet", *profile, "--example", "fuzz"], cwd=CORE, check=True)
         exe = CORE / "target" / ("debug" if debug else "release") / "examples" / "fuzz"
+    exe = exe.resolve()  # the driver runs in core/
     tables = CORE / "target" / f"fuzz-tables-{os.getpid()}.txt"
     write_tables(tables)
     total, crashes, slowest, k = Counter(), 0, 0.0, 0

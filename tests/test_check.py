@@ -52,7 +52,7 @@ def test_a_sound_dataset_is_sound(ds):
     report = check_dataset(ds)
     assert report.problems == [] and report.generation == 2 and report.batches == 2 and report.files >= 15
     r = invoke("check", ds)
-    assert r.exit_code == 0 and "generation 2, 2 batch(es)" in r.stderr and "sound" in r.stderr
+    assert r.exit_code == 0 and "generation 2, 2 batches" in r.stderr and "sound" in r.stderr
 
 
 def test_a_flipped_bit_is_found_and_named_and_the_repair_says_which_logs_to_import_again(ds):
@@ -116,7 +116,7 @@ def test_a_dangling_current_is_rebuilt_from_the_store_with_every_game(ds):
     repaired = repair_dataset(ds)
     # generation 2's batch is in the store, and its record says generation 2 published it: published again
     assert os.readlink(ds / "current") == os.path.join("gens", "3")
-    assert any("published generation 3: 2 batch(es)" in line for line in repaired.repaired)
+    assert any("published generation 3: 2 batches" in line for line in repaired.repaired)
     assert repaired.problems == [] and read_table(ds, "games").num_rows == games
     import_paths([str(GOLDEN / "smear" / "clean_bid_of_five_made.pitch")], ds)  # writers work again
     assert check_dataset(ds).problems == [] and read_table(ds, "games").num_rows == games + 1
