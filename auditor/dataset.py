@@ -32,6 +32,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import sys
 import tempfile
 import threading
@@ -337,13 +338,53 @@ def _fsync_dir(path: Path) -> None:
 
 
 def write_file_atomic(path: Path, data: bytes) -> None:
-    """Write through a temporary file, fsync, rename."""
+    """Write through a temporary file, fsync, rename (over whatever is there: a link is replaced, never
+    followed); a write that fails leaves no temporary file behind."""
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+CHECK_RECORD_MOST = 1 << 20  # a verdict is a few kilobytes: past this the file is not one
+
+
+def write_check_record(root: Path, generation: int | None, problems: list[dict]) -> None:
+    """Keep ``auditor check``'s verdict in ``root/check.json``: the generation looked at, when, the problems.
+    A dataset that cannot be written to (read-only media, a folder in the way) keeps none."""
+    record = {"generation": generation, "checked_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+              "problems": problems}
+    try:
+        write_file_atomic(root / CHECK_RECORD, (json.dumps(record, indent=2) + "\n").encode("utf-8"))
+    except OSError:
+        pass
+
+
+def read_check_record(root: Path) -> tuple[str, list[dict]] | None:
+    """The last verdict of ``auditor check`` on ``root``: (when, its problems), or None when there is none that
+    reads (never a link, a pipe or a device: reading one could wait forever)."""
+    path = root / CHECK_RECORD
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        record = json.loads(os.read(fd, CHECK_RECORD_MOST))
+    except (OSError, ValueError):
+        return None
+    finally:
+        os.close(fd)
+    if not isinstance(record, dict) or not isinstance(record.get("problems"), list):
+        return None
+    return str(record.get("checked_at", "?")), [p for p in record["problems"] if isinstance(p, dict)]
 
 
 @contextmanager

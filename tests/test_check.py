@@ -181,6 +181,37 @@ def test_a_lost_manifest_of_a_dataset_written_before_batch_records_is_rebuilt_fr
         assert entry["games"] > 0 and entry["files"] and set(entry["checksums"]) >= {"games.parquet"}
 
 
+@pytest.mark.parametrize("damage", ["cut short", "not a verdict", "a folder", "a link", "a pipe"])
+def test_a_damaged_verdict_file_never_jams_a_command_nor_is_written_through(ds, tmp_path, damage):
+    """``check.json`` is the one file of the dataset a reader opens before the generation: cut short, holding
+    something else, a folder, a link to a file outside the dataset or a named pipe, the readers go on without
+    the warning, and ``check`` replaces it (never writing through the link) or, a folder in the way, keeps none."""
+    verdict, outside = ds / "check.json", tmp_path / "outside.txt"
+    outside.write_text("the user's own file\n")
+    if damage == "cut short":
+        assert invoke("check", ds).exit_code == 0
+        verdict.write_bytes(verdict.read_bytes()[:7])
+    elif damage == "not a verdict":
+        verdict.write_text('{"problems": 5, "checked_at": 1}')
+    elif damage == "a folder":
+        verdict.mkdir()
+    elif damage == "a link":
+        verdict.symlink_to(outside)
+    else:
+        os.mkfifo(verdict)  # opened for reading, a pipe nobody writes to would wait forever
+    for args in (["stats", ds], ["query", "--data", ds, "SELECT count(*) AS n FROM games"]):
+        r = invoke(*args)
+        assert r.exception is None or isinstance(r.exception, SystemExit), (args, r.exception)
+        assert r.exit_code == 0 and "warning" not in r.stderr, (args, r.output)
+    flip = next(current(ds).glob("batch=*/plays.parquet"))
+    flip.write_bytes(flip.read_bytes()[:-9])  # a problem for the verdict to hold
+    assert invoke("check", ds).exit_code == 1
+    assert outside.read_text() == "the user's own file\n"
+    assert not list(ds.glob(".check.json.*"))  # no temporary file left behind
+    warned = "warning: `auditor check` found" in invoke("stats", ds).stderr
+    assert warned == (damage != "a folder") and verdict.is_dir() == (damage == "a folder")
+
+
 def test_what_is_not_a_dataset_cannot_be_checked(tmp_path):
     with pytest.raises(CheckError):
         check_dataset(tmp_path)

@@ -21,13 +21,13 @@ from ..render import emit_rows, known_width, plural, print_findings, print_gloss
     stderr_console, say, stdout_console, summary_lines, wrap_prose, write_atomic, write_atomic_with
 from ..rules import KEYS, PRESETS, RulesError, format_value
 from .._lazy import lazy
-from ..dataset import DatasetError, import_paths, process
+from ..dataset import DatasetError, import_paths, process, write_check_record
 from ..dataset import compact as compact_dataset
 
 sim = lazy("auditor.simulate")
 wh = lazy("auditor.warehouse")  # summarize_batch: the per-game counters each new batch gets (`auditor stats` reads them)
 from . import EXIT_CLEAN, EXIT_FAILED, EXIT_FINDINGS, app, fail, settings
-from .inputs import note_inputs, record_check
+from .inputs import note_inputs
 
 Paths = Annotated[list[str], typer.Argument(metavar="PATH", help="log files, folders (searched for *.pitch), or - for stdin")]
 RulesOpt = Annotated[str, typer.Option("--rules", metavar="RULES",
@@ -547,7 +547,7 @@ def check(
         report = repair_dataset(dataset, summarize=wh.summarize_batch) if repair else check_dataset(dataset)
     except (CheckError, OSError) as e:
         raise fail(str(e.strerror if isinstance(e, OSError) and e.strerror else e))
-    record_check(dataset, report.generation, [p.as_dict() for p in report.problems])  # stats and query warn
+    write_check_record(Path(dataset), report.generation, [p.as_dict() for p in report.problems])  # stats and query warn
     if fmt == "json":
         typer.echo(json.dumps({"dataset": dataset, "generation": report.generation, "batches": report.batches,
                                "files": report.files, "problems": [p.as_dict() for p in report.problems],
