@@ -199,10 +199,9 @@ def test_a_damaged_verdict_file_never_jams_a_command_nor_is_written_through(ds, 
         verdict.symlink_to(outside)
     else:
         os.mkfifo(verdict)  # opened for reading, a pipe nobody writes to would wait forever
-    for args in (["stats", ds], ["query", "--data", ds, "SELECT count(*) AS n FROM games"]):
-        r = invoke(*args)
-        assert r.exception is None or isinstance(r.exception, SystemExit), (args, r.exception)
-        assert r.exit_code == 0 and "warning" not in r.stderr, (args, r.output)
+    r = invoke("stats", ds)  # (query and report read the verdict by the same function)
+    assert r.exception is None or isinstance(r.exception, SystemExit), r.exception
+    assert r.exit_code == 0 and "warning" not in r.stderr, r.output
     flip = next(current(ds).glob("batch=*/plays.parquet"))
     flip.write_bytes(flip.read_bytes()[:-9])  # a problem for the verdict to hold
     assert invoke("check", ds).exit_code == 1
