@@ -32,6 +32,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import sys
 import tempfile
 import threading
@@ -71,6 +72,142 @@ class DatasetError(OSError):
     """The dataset could not be read or written (unwritable path, full disk, ...)."""
 
 
+# --------------------------------------------------------------------------- the manifest and each batch's record
+
+MANIFEST = "manifest.json"  # a generation's list of batches, with their counts and file checksums
+RECORD = "batch.json"  # a stored batch's own record: its manifest entry, kept beside its files
+LOST = "lost+found"  # batches `auditor check --repair` took out of the dataset: kept, never read or swept
+CHECK_RECORD = "check.json"  # `auditor check`'s last verdict: the readers warn while it found problems
+# what a batch's record and its manifest entry hold besides the checksums; the same in both, so
+# either is rebuilt from the other, byte for byte
+RECORD_KEYS = ("games", "hands", "files", "schema_version", "generation", "replaces")
+
+
+def _digest(record: dict) -> str:
+    body = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+    return hashlib.blake2b(body, digest_size=16).hexdigest()
+
+
+def seal(record: dict) -> bytes:
+    """``record`` as JSON carrying the checksum of its own content: a flipped bit or a cut is found.
+
+    The same record always gives the same bytes, so a lost copy is rewritten as it was."""
+    return (json.dumps({**record, "checksum": _digest(record)}, sort_keys=True, indent=1,
+                       ensure_ascii=True) + "\n").encode()
+
+
+def unseal(data: bytes, need_seal: bool = True) -> dict:
+    """The record :func:`seal` wrote; ValueError if it is not one, or not as written.
+
+    ``need_seal`` false accepts a manifest written before manifests carried their checksum."""
+    try:
+        record = json.loads(data)
+    except (ValueError, UnicodeDecodeError) as e:  # JSONDecodeError is a ValueError
+        raise ValueError(f"not JSON ({e})") from None
+    if not isinstance(record, dict):
+        raise ValueError("not a JSON object")
+    digest = record.pop("checksum", None)
+    if digest is None and need_seal:
+        raise ValueError("it carries no checksum")
+    if digest is not None and digest != _digest(record):
+        raise ValueError("its checksum does not match its content")
+    return record
+
+
+def _entry_problem(entry: object) -> str | None:
+    """What is wrong with a manifest entry or batch record, if anything (types and ranges)."""
+    if not isinstance(entry, dict):
+        return "an entry that is not an object"
+    for key in ("games", "hands"):
+        if not isinstance(entry.get(key, 0), int) or entry.get(key, 0) < 0:
+            return f"{key} is not a count"
+    if not all(isinstance(f, str) for f in entry.get("files", [])) or not isinstance(entry.get("files", []), list):
+        return "files is not a list of paths"
+    sums = entry.get("checksums", {})
+    if not isinstance(sums, dict) or not all(isinstance(k, str) and "/" not in k and isinstance(v, str)
+                                             for k, v in sums.items()):
+        return "checksums is not a map of file names to checksums"
+    if not isinstance(entry.get("replaces", []), list):
+        return "replaces is not a list of batches"
+    return None
+
+
+def parse_manifest(data: bytes, n: int) -> dict:
+    """Generation ``n``'s manifest from its bytes; ValueError saying what is wrong with it."""
+    manifest = unseal(data, need_seal=False)
+    batches = manifest.get("batches")
+    if not isinstance(batches, dict):
+        raise ValueError("it names no batches")
+    if manifest.get("generation") != n:
+        raise ValueError(f"it names generation {manifest.get('generation')!r}, its folder is {n}")
+    if not isinstance(manifest.get("schema_version", 1), int):
+        raise ValueError("its schema version is not a number")
+    for batch, entry in batches.items():
+        why = _entry_problem(entry)
+        if why is not None or not re.fullmatch(r"[0-9A-Za-z_.-]+", batch) or batch.startswith("."):
+            raise ValueError(f"its entry for batch {batch!r} is damaged ({why or 'not a batch name'})")
+    return manifest
+
+
+def load_manifest(path: Path, n: int, root: str | Path | None = None) -> dict:
+    """Generation ``n``'s manifest; :class:`DatasetError` (asking for ``check --repair``) when it is damaged."""
+    try:
+        return parse_manifest(path.read_bytes(), n)
+    except (OSError, ValueError) as e:
+        raise damaged(root, path, e) from None
+
+
+def damaged(root: str | Path | None, path: Path, e: BaseException) -> DatasetError:
+    """The error a reader or writer gives for a damaged file of the dataset: what, and how to mend it."""
+    why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+    where = f" {root}" if root is not None else ""
+    return DatasetError(errno.EIO, f"the dataset{where} is damaged: {path} cannot be read ({why}); "
+                        f"run `auditor check --repair{where}`")
+
+
+def read_record(folder: Path) -> dict | None:
+    """A stored batch's record (``batch.json``), or None when it is missing or damaged."""
+    try:
+        record = unseal((folder / RECORD).read_bytes())
+    except (OSError, ValueError):
+        return None
+    if _entry_problem(record) is not None or record.get("batch") != folder.name.removeprefix("batch=") \
+            or not isinstance(record.get("generation"), int) or not isinstance(record.get("checksums"), dict):
+        return None
+    return record
+
+
+def record_of(batch: str, entry: dict) -> dict:
+    """The record a batch carries for its manifest entry (the checksums of its table files, not its own)."""
+    record = {k: entry[k] for k in RECORD_KEYS if k in entry}
+    record.setdefault("files", [])
+    record.setdefault("replaces", [])
+    record["batch"] = batch
+    record["checksums"] = {k: v for k, v in entry.get("checksums", {}).items() if k != RECORD}
+    return record
+
+
+def entry_of(record: dict, record_checksum: str) -> dict:
+    """The manifest entry of a batch with this record (its checksums name the record file too)."""
+    entry = {k: record[k] for k in RECORD_KEYS if k in record}
+    entry["checksums"] = {**record["checksums"], RECORD: record_checksum}
+    return entry
+
+
+def write_record(folder: Path, batch: str, entry: dict, checksums: dict[str, str] | None = None) -> dict:
+    """Write ``folder``'s record (atomically) for ``entry``; returns the batch's manifest entry.
+
+    ``checksums`` are those recorded for its table files when they were written; without them,
+    each file's as it is now (a batch being stored)."""
+    record = record_of(batch, entry)
+    record["checksums"] = {k: v for k, v in checksums.items() if k != RECORD} if checksums is not None else \
+        {f.name: file_checksum(f) for f in sorted(folder.iterdir())
+         if f.suffix == ".parquet" and not f.name.startswith(".")}
+    data = seal(record)
+    write_file_atomic(folder / RECORD, data)
+    return entry_of(record, hashlib.blake2b(data, digest_size=16).hexdigest())
+
+
 # --------------------------------------------------------------------------- reading
 
 
@@ -81,11 +218,38 @@ def current(root: str | Path) -> Path | None:
 
 
 def read_manifest(root: str | Path) -> dict:
-    """The published generation's manifest (an empty one for a new dataset)."""
-    gen = current(root)
-    if gen is None or not (gen / "manifest.json").exists():
+    """The published generation's manifest (an empty one for a new dataset).
+
+    Raises :class:`DatasetError` when the dataset is damaged: a ``current`` that names no
+    generation, or a manifest that is missing, cut short or not what was written.
+    """
+    root = Path(root)
+    link = root / "current"
+    if not link.is_symlink() and not link.exists():
         return {"schema_version": SCHEMA_VERSION, "generation": 0, "batches": {}}
-    return json.loads((gen / "manifest.json").read_text("utf-8"))
+    if link.is_dir() and not link.is_symlink():  # a copy that followed the link: read as the generation it copied
+        try:
+            n = json.loads((link / MANIFEST).read_bytes()).get("generation")
+        except (OSError, ValueError, AttributeError):
+            n = None
+        if isinstance(n, int):
+            return load_manifest(link / MANIFEST, n, root)
+    n = generation_of(root)
+    if n is None:
+        raise DatasetError(errno.EIO, f"the dataset {root} is damaged: its `current` link names no complete "
+                           f"generation; run `auditor check --repair {root}`")
+    return load_manifest(root / "gens" / str(n) / MANIFEST, n, root)
+
+
+def require_readable(root: str | Path) -> None:
+    """:class:`DatasetError` (asking for ``auditor check --repair``) when the dataset's published state cannot
+    be read: ``current`` lost or dangling, its manifest damaged.  A new dataset is readable (and empty)."""
+    root = Path(root)
+    link = root / "current"
+    if not link.exists() and not link.is_symlink() and ((root / "gens").is_dir() or (root / "store").is_dir()):
+        raise DatasetError(errno.EIO, f"the dataset {root} is damaged: it has generations but no `current` link; "
+                           f"run `auditor check --repair {root}`")
+    read_manifest(root)
 
 
 def table_glob(root: str | Path, table: str) -> str:
@@ -109,7 +273,15 @@ def read_table(root: str | Path, table: str, columns: list[str] | None = None) -
     files = table_files(root, table)
     if not files:
         return schema.empty_table()
-    return pa.concat_tables([pq.read_table(f, columns=columns, schema=schema) for f in files])
+    return pa.concat_tables([_read_parquet(root, f, columns, schema) for f in files])
+
+
+def _read_parquet(root: str | Path, path: Path, columns: list[str] | None, schema: pa.Schema) -> pa.Table:
+    """One published file; a file that cannot be read (damaged, cut short) is a :class:`DatasetError`."""
+    try:
+        return pq.read_table(path, columns=columns, schema=schema)
+    except (pa.ArrowException, OSError) as e:
+        raise damaged(root, path, e) from None
 
 
 # file identity -> whether it has every column of its table's current schema. Batch files are
@@ -125,7 +297,11 @@ def has_current_columns(path: Path, table: str) -> bool:
     st = path.stat()
     key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
     if key not in _COLUMNS_CHECKED:
-        _COLUMNS_CHECKED[key] = set(SCHEMAS[table].names) <= set(pq.read_schema(path).names)
+        try:
+            names = pq.read_schema(path).names
+        except (pa.ArrowException, OSError) as e:
+            raise damaged(None, path, e) from None
+        _COLUMNS_CHECKED[key] = set(SCHEMAS[table].names) <= set(names)
     return _COLUMNS_CHECKED[key]
 
 
@@ -162,13 +338,53 @@ def _fsync_dir(path: Path) -> None:
 
 
 def write_file_atomic(path: Path, data: bytes) -> None:
-    """Write through a temporary file, fsync, rename."""
+    """Write through a temporary file, fsync, rename (over whatever is there: a link is replaced, never
+    followed); a write that fails leaves no temporary file behind."""
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+CHECK_RECORD_MOST = 1 << 20  # a verdict is a few kilobytes: past this the file is not one
+
+
+def write_check_record(root: Path, generation: int | None, problems: list[dict]) -> None:
+    """Keep ``auditor check``'s verdict in ``root/check.json``: the generation looked at, when, the problems.
+    A dataset that cannot be written to (read-only media, a folder in the way) keeps none."""
+    record = {"generation": generation, "checked_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+              "problems": problems}
+    try:
+        write_file_atomic(root / CHECK_RECORD, (json.dumps(record, indent=2) + "\n").encode("utf-8"))
+    except OSError:
+        pass
+
+
+def read_check_record(root: Path) -> tuple[str, list[dict]] | None:
+    """The last verdict of ``auditor check`` on ``root``: (when, its problems), or None when there is none that
+    reads (never a link, a pipe or a device: reading one could wait forever)."""
+    path = root / CHECK_RECORD
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        record = json.loads(os.read(fd, CHECK_RECORD_MOST))
+    except (OSError, ValueError):
+        return None
+    finally:
+        os.close(fd)
+    if not isinstance(record, dict) or not isinstance(record.get("problems"), list):
+        return None
+    return str(record.get("checked_at", "?")), [p for p in record["problems"] if isinstance(p, dict)]
 
 
 @contextmanager
@@ -250,7 +466,7 @@ def generation_of(root: Path) -> int | None:
     if not link.is_symlink() and not link.exists():
         return 0
     target = Path(os.readlink(link)) if link.is_symlink() else link
-    if not (root / target / "manifest.json").is_file() or not target.name.isdigit():
+    if not (root / target / MANIFEST).is_file() or not target.name.isdigit():
         return None
     return int(target.name)
 
@@ -261,17 +477,21 @@ def recover(root: Path) -> list[Path]:
     A generation above the published one was built but never published: ``current`` still
     names the one before, which readers kept seeing.  It is rolled back, with any half-built
     generation and temporary link; the store's unreferenced batches go with the next sweep.
-    A dangling ``current`` is not guessed at: :class:`DatasetError` (``auditor check --repair``).
+    A damaged dataset (a dangling ``current``, a published manifest that does not read as
+    written) is not guessed at: :class:`DatasetError` (``auditor check --repair``), before
+    anything is touched.
     """
     published = generation_of(root)
     gens = root / "gens"
     if published is None:
         raise DatasetError(errno.EIO, f"the dataset {root} is damaged: its `current` link names no complete "
-                           "generation; run `auditor check --repair` first")
+                           f"generation; run `auditor check --repair {root}` first")
+    if published:
+        load_manifest(gens / str(published) / MANIFEST, published, root)
     numbers = sorted(int(p.name) for p in gens.iterdir() if p.name.isdigit()) if gens.is_dir() else []
     if published == 0 and numbers and numbers != [1]:
         raise DatasetError(errno.EIO, f"the dataset {root} is damaged: it has generations but no `current` link; "
-                           "run `auditor check --repair` first")
+                           f"run `auditor check --repair {root}` first")
     removed: list[Path] = []
     for p in sorted(gens.iterdir()) if gens.is_dir() else ():
         if (p.name.isdigit() and int(p.name) > published) or p.name.startswith("."):
@@ -289,51 +509,93 @@ def publish(root: Path, new: dict[str, dict], drop: Iterable[str] = ()) -> int:
     """Move staged batches into the store and publish the next generation; returns its number.
 
     ``new`` maps batch ids (folders under ``staging/``) to their manifest entries; ``drop``
-    names published batches the new generation leaves out (``compact``).  The caller holds
-    the dataset's lock.  The protocol (docs/dataset.md): every file and folder reaches the
-    disk before the one rename of ``current`` publishes it; what an interrupted run leaves
-    is rolled back by the next writer (:func:`recover`, through :func:`_tidy`, which the caller
-    runs first).
+    names published batches the new generation leaves out (``compact``, a new version of a
+    game).  The caller holds the dataset's lock.  The protocol (docs/dataset.md): every file
+    and folder reaches the disk before the one rename of ``current`` publishes it; what an
+    interrupted run leaves is rolled back by the next writer (:func:`recover`, through
+    :func:`_tidy`, which the caller runs first).
+
+    Each new batch carries its record (``batch.json``, written before it enters the store):
+    its manifest entry, with the generation that published it and the batches it replaces,
+    so that a lost or damaged manifest is rebuilt from the batches (``auditor check --repair``).
     """
     manifest = read_manifest(root)
-    batches = {k: v for k, v in manifest["batches"].items() if k not in set(drop)}
+    gen = manifest["generation"] + 1
+    dropped = set(drop)
+    batches = {k: v for k, v in manifest["batches"].items() if k not in dropped}
     store = root / "store"
+    for batch, entry in batches.items():  # what the new generation links to is there, before anything moves
+        folder = store / batch
+        missing = [folder] if not folder.is_dir() else [folder / n for n in entry.get("checksums") or ()
+                                                         if not (folder / n).is_file()]
+        if missing:
+            raise damaged(root, missing[0], FileNotFoundError(errno.ENOENT, "No such file or directory"))
     store.mkdir(exist_ok=True)
     for batch, entry in new.items():
         target = store / batch
         staged = root / "staging" / batch
-        # what each file should read, checked by `auditor check` (derived files were added after close)
-        entry = {**entry, "checksums": {f.name: file_checksum(f) for f in sorted((
-            staged if staged.exists() else target).iterdir())}}
-        if target.exists():
+        entry = {**entry, "generation": gen, "replaces": sorted(dropped)}
+        if target.exists():  # the same content, stored before: it keeps the record it was stored with
             shutil.rmtree(staged, ignore_errors=True)
+            record = read_record(target)
+            batches[batch] = write_record(target, batch, entry) if record is None else \
+                entry_of(record, file_checksum(target / RECORD))
         else:
+            batches[batch] = write_record(staged, batch, entry)
             _fsync_dir(staged)
             os.replace(staged, target)
-        batches[batch] = entry
+    for batch, entry in batches.items():  # a batch stored before batches had records gets its own
+        if RECORD not in entry.get("checksums", {}) and (store / batch).is_dir():
+            batches[batch] = write_record(store / batch, batch, {"generation": manifest["generation"], **entry},
+                                          entry.get("checksums"))
     _fsync_dir(store)
-    gen = manifest["generation"] + 1
-    gens = root / "gens"
+    build_generation(root, gen, batches)
+    swap_current(root, gen)
+    _sweep(root)
+    return gen
+
+
+def verify_batch(root: Path, folder: Path, entry: dict) -> None:
+    """Every file of a published batch reads as its manifest entry recorded; else :class:`DatasetError`."""
+    for name, recorded in (entry.get("checksums") or {}).items():
+        try:
+            now = file_checksum(folder / name)
+        except OSError as e:
+            raise damaged(root, folder / name, e) from None
+        if now != recorded:
+            raise damaged(root, folder / name, ValueError("its checksum differs from the one recorded when it "
+                                                          "was written"))
+
+
+def build_generation(root: Path, gen: int, batches: dict[str, dict]) -> None:
+    """Build generation ``gen`` of ``batches`` (stored, with their manifest entries) aside, then rename it
+    into ``gens/``: a folder of hard links per batch, each fsynced, then its manifest."""
+    store, gens = root / "store", root / "gens"
     gens.mkdir(exist_ok=True)
     building = gens / f".{gen}.{uuid.uuid4().hex}"
     building.mkdir()
-    for batch in batches:
+    for batch, entry in batches.items():
         part = building / f"batch={batch}"
         part.mkdir()
-        for f in (store / batch).iterdir():
-            os.link(f, part / f.name)
+        # the files the entry names (a batch of an old version names none: all of them), never a temporary file
+        names = sorted(entry.get("checksums") or (f.name for f in (store / batch).iterdir()
+                                                  if not f.name.startswith(".")))
+        for name in names:
+            os.link(store / batch / name, part / name)
         _fsync_dir(part)
-    write_file_atomic(building / "manifest.json", json.dumps(
-        {"schema_version": SCHEMA_VERSION, "generation": gen, "batches": batches}, indent=1).encode())
+    write_file_atomic(building / MANIFEST, seal({"schema_version": SCHEMA_VERSION, "generation": gen,
+                                                 "batches": batches}))
     _fsync_dir(building)
     os.replace(building, gens / str(gen))
     _fsync_dir(gens)
+
+
+def swap_current(root: Path, gen: int) -> None:
+    """Point ``current`` at generation ``gen``: the one step that publishes it."""
     link = root / f".current.{uuid.uuid4().hex}"
     os.symlink(Path("gens") / str(gen), link)
-    os.replace(link, root / "current")  # the one step that publishes
+    os.replace(link, root / "current")
     _fsync_dir(root)
-    _sweep(root)
-    return gen
 
 
 def _sweep(root: Path) -> None:
@@ -905,7 +1167,8 @@ def _check_dataset_path(root: Path) -> None:
     if root.exists() and not root.is_dir():
         raise DatasetError(errno.ENOTDIR, f"{root} is a file, not a dataset folder")
     if root.is_dir() and not ((root / "current").exists() or (root / "current").is_symlink()):
-        others = [p.name for p in root.iterdir() if p.name not in (".lock", "staging", "store", "gens")]
+        own = (".lock", "staging", "store", "gens", LOST, CHECK_RECORD)  # what a killed first import or a check leaves
+        others = [p.name for p in root.iterdir() if p.name not in own]
         if others:
             raise DatasetError(errno.EEXIST, f"{root} is a folder that is not a dataset (it holds "
                                f"{', '.join(sorted(others)[:3])}{', ...' if len(others) > 3 else ''}): give a new "
@@ -944,7 +1207,10 @@ def compact(root: str | Path, target_rows: int = 2_000_000, summarize: Summarize
         rows = 0
         for b in batches:
             f = gen / f"batch={b}" / "plays.parquet"
-            n = pq.ParquetFile(f).metadata.num_rows if f.exists() else 0
+            try:
+                n = pq.ParquetFile(f).metadata.num_rows if f.exists() else 0
+            except (pa.ArrowException, OSError) as e:
+                raise damaged(root, f, e) from None
             if groups[-1] and rows + n > target_rows:
                 groups.append([])
                 rows = 0
@@ -955,6 +1221,8 @@ def compact(root: str | Path, target_rows: int = 2_000_000, summarize: Summarize
         for group in groups:
             if len(group) < 2:
                 continue
+            for b in group:  # a damaged file merged would be published again as sound: refused
+                verify_batch(root, gen / f"batch={b}", manifest["batches"][b])
             writer = BatchWriter(root / "staging")
             try:
                 for t in TABLES:
@@ -971,8 +1239,10 @@ def compact(root: str | Path, target_rows: int = 2_000_000, summarize: Summarize
                                 # a batch of an older schema version gets the columns added since, null
                                 writer.write({t: conform(pq.ParquetFile(f).read_row_group(rg), t)})
                 batch = writer.close()
-            except BaseException:
+            except BaseException as e:
                 writer.abort()
+                if isinstance(e, pa.ArrowException):  # a file of a batch written before checksums
+                    raise damaged(root, gen, e) from None
                 raise
             _summarize(root / "staging", [batch], summarize)
             entries = [manifest["batches"][b] for b in group]

@@ -198,21 +198,31 @@ EMPTY, NOT_TEXT, TEXT = "empty", "not text", "text"
 
 
 def sniff_file(path: str) -> tuple[str, Finding | None]:
-    """What a log file holds, from its first bytes only (a file of any size is never read whole):
-    ``EMPTY`` (no bytes, or a short file of blank lines and comments only), ``NOT_TEXT`` (with
-    the E109 finding) or ``TEXT``. Standard input is ``TEXT``; a file that cannot be opened raises
-    :class:`OSError`."""
+    """What a log file holds: ``EMPTY`` (no bytes, or blank lines and comments only), ``NOT_TEXT``
+    (with the E109 finding, from its first bytes: a file of any size is never read whole) or
+    ``TEXT``. Past the first bytes it reads on only while every line is blank or a comment (a log's
+    first statement ends that within a few lines). Standard input is ``TEXT``; a file that cannot
+    be opened raises :class:`OSError`."""
     if path == "-":
         return TEXT, None
     with open(path, "rb") as f:
         head = f.read(_core.SNIFF_BYTES)
-        more = bool(f.read(1))
-    binary = _not_text(head, path)
-    if binary is not None:
-        return NOT_TEXT, binary
-    if not more and all(not line.strip() or line.lstrip().startswith(b"%") for line in head.splitlines()):
-        return EMPTY, None
-    return TEXT, None
+        binary = _not_text(head, path)
+        if binary is not None:
+            return NOT_TEXT, binary
+        tail = b""  # the line the bytes read so far end inside
+        while head:
+            lines = (tail + head).split(b"\n")  # lines as the core reads them: a lone CR ends none
+            tail = lines.pop()
+            if not all(_blank_or_comment(line) for line in (*lines, tail)):
+                return TEXT, None
+            tail = b"%" if tail.strip() else b""  # a line is settled by its first byte that is not blank
+            head = f.read(1 << 16)
+    return (EMPTY if _blank_or_comment(tail) else TEXT), None
+
+
+def _blank_or_comment(line: bytes) -> bool:
+    return not line.strip() or line.lstrip().startswith(b"%")
 
 
 # --------------------------------------------------------------------------- canonical writer

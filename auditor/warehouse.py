@@ -54,8 +54,8 @@ pa = lazy("pyarrow")
 pq = lazy("pyarrow.parquet")
 
 from .rules import RulesError, parse_rules
-from .dataset import ImportStats, batch_schema_versions, current, has_current_columns, import_paths, table_files, \
-    table_glob, write_file_atomic
+from .dataset import ImportStats, batch_schema_versions, current, has_current_columns, import_paths, \
+    require_readable, table_files, table_glob, write_file_atomic
 from .tables import SCHEMA_VERSION, SCHEMAS, TABLES
 
 # DuckDB types of the Arrow types in schemas/tables.json: an empty table's view must have
@@ -259,6 +259,8 @@ def connect(dataset: str | Path | None, *, summaries: bool = True) -> Warehouse:
     :class:`WarehouseError` when ``dataset`` has no ``current/manifest.json``.
     """
     root = Path(dataset).resolve() if dataset is not None else None
+    if root is not None:
+        require_readable(root)  # a damaged dataset says so, and how to mend it
     if root is not None and not (root / "current" / "manifest.json").is_file():
         raise WarehouseError(f"{dataset} is not a dataset (no current/manifest.json): give a dataset made "
                              "by `auditor import`, or log files")
@@ -380,8 +382,11 @@ def _summary_connection() -> duckdb.DuckDBPyConnection:
 
 
 def is_dataset(path: str | Path) -> bool:
-    """Whether ``path`` is a dataset folder (it has a published ``current/manifest.json``)."""
-    return (Path(path) / "current" / "manifest.json").is_file()
+    """Whether ``path`` is a dataset folder (it has a published ``current/manifest.json``, or, damaged, the
+    link or the generations and store of one)."""
+    p = Path(path)
+    return (p / "current" / "manifest.json").is_file() or (p / "current").is_symlink() or \
+        (p / "gens").is_dir() or (p / "store").is_dir()
 
 
 @contextmanager

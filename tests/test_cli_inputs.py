@@ -73,6 +73,20 @@ def test_one_rule_for_empty_junk_and_missing_input(command, inputs, tmp_path):
     assert r.exit_code == 2 and "missing.pitch" in r.stderr and "Traceback" not in r.output
 
 
+@pytest.mark.parametrize("command", COMMANDS)
+def test_comments_only_are_empty_however_long_and_whatever_their_line_ends(command, tmp_path):
+    """Comments past the first bytes the sniff reads, and a comment holding a lone carriage return (the core
+    ends a line at a line feed only), are an empty file, as a short one is: a warning, never 'not a log'."""
+    for name, text in (("long", "% the club's notes, no hand played\n" * 400), ("cr", "% set\rback forgot\n")):
+        path = tmp_path / f"{name}.pitch"
+        path.write_bytes(text.encode())
+        r = _run(command, path, tmp_path)
+        if command != "fmt":  # fmt prints the comments back, and says what it could not read: nothing here
+            assert f"{name}.pitch is empty: no games in it" in r.stderr, (name, r.output)
+        assert "not a log" not in r.stderr and "Traceback" not in r.output, (name, r.output)
+        assert r.exit_code == (2 if command in SHOWS_A_GAME else 0), (name, r.output)
+
+
 @pytest.mark.parametrize("command", ("analyze", "stats", "audit", "import", "report"))
 def test_a_file_that_is_not_a_log_costs_itself_only(command, inputs, tmp_path):
     """Beside a good log, junk is said (exit 1) and the good log is still read."""

@@ -7,6 +7,9 @@ an fsync, a rename, a link, a symlink, a folder made or removed, a file removed.
 stopped by an exception raised at that call (a `BaseException`, which no cleanup handler of
 the pipeline catches); one test also kills a child process with SIGKILL at the step the issue
 found, after the new generation is in place and before `current` names it.
+
+The sweep of every step (`-m killpoints`, a few minutes) runs in a step of its own in CI; the
+suite stops each write for real at four steps of it.
 """
 
 from __future__ import annotations
@@ -139,15 +142,64 @@ def disk_state(root) -> tuple:
     return tuple(out)
 
 
-@pytest.mark.parametrize("command", [run_import, run_audit_out, run_compact], ids=["import", "audit --out", "compact"])
-def test_every_kill_point_leaves_the_old_or_the_new_state(tmp_path, monkeypatch, command):
+COMMANDS = pytest.mark.parametrize("command", [run_import, run_audit_out, run_compact],
+                                   ids=["import", "audit --out", "compact"])
+
+
+def uninterrupted(tmp_path, monkeypatch, command, snapshot=None):
+    """The write run whole on a copy of the base dataset: (the base, what readers saw before, after, its steps)."""
     base = base_dataset(tmp_path, command)
     old = content(base)
-    # the uninterrupted run, with the disk as a kill just before each of its steps would leave it
     whole = tmp_path / "whole"
     shutil.copytree(base, whole, symlinks=True)
+    with monkeypatch.context() as m:
+        counter = Steps(m, snapshot=snapshot)
+        command(whole, LOGS_B)
+    new = content(whole)
+    assert new != old or command is run_compact
+    assert counter.n > 20
+    return base, old, new, counter.n
+
+
+def stopped(tmp_path, monkeypatch, command, base, k: int):
+    """The write really stopped at step ``k`` of a copy of ``base``: the folder it left."""
+    root = tmp_path / f"killed-{k}"
+    shutil.copytree(base, root, symlinks=True)
+    with monkeypatch.context() as m:
+        Steps(m, kill_at=k)
+        with pytest.raises(Killed):
+            command(root, LOGS_B)
+    return root
+
+
+def assert_recovers(root, command, old, new, where: str) -> None:
+    """Readers see the old state or the new one; the next writer cleans up and gives the dataset the
+    uninterrupted run gives, and the check finds it sound."""
+    assert content(root) in (old, new), f"{where}: readers see neither state"
+    command(root, LOGS_B)
+    assert content(root) == new, f"{where}: the next run differs"
+    report = check_dataset(root)
+    assert report.problems == [], f"{where}: {report.problems}"
+    shutil.rmtree(root)
+
+
+@COMMANDS
+def test_a_write_stopped_part_way_leaves_the_old_or_the_new_state(tmp_path, monkeypatch, command):
+    """A write really stopped early, a third and half of the way through, and at its last step (every step is
+    swept by the `killpoints` test, which CI runs apart)."""
+    base, old, new, steps = uninterrupted(tmp_path, monkeypatch, command)
+    for k in (2, steps // 3, steps // 2, steps - 1):
+        assert_recovers(stopped(tmp_path, monkeypatch, command, base, k), command, old, new,
+                        f"stopped at step {k} of {steps}")
+
+
+@pytest.mark.killpoints
+@COMMANDS
+def test_every_kill_point_leaves_the_old_or_the_new_state(tmp_path, monkeypatch, command):
+    # the disk as a kill just before each step of the uninterrupted run would leave it, one copy per distinct state
     states: dict[tuple, list[int]] = {}
     kept: dict[tuple, object] = {}
+    whole = tmp_path / "whole"
 
     def snapshot(k: int) -> None:
         state = disk_state(whole)
@@ -155,34 +207,16 @@ def test_every_kill_point_leaves_the_old_or_the_new_state(tmp_path, monkeypatch,
             shutil.copytree(whole, kept.setdefault(state, tmp_path / f"kill-{k}"), symlinks=True)
         states.setdefault(state, []).append(k)
 
-    with monkeypatch.context() as m:
-        counter = Steps(m, snapshot=snapshot)
-        command(whole, LOGS_B)
-        steps = counter.n
-    new = content(whole)
-    assert new != old or command is run_compact
-    assert steps > 20 and len(states) > 10
+    base, old, new, steps = uninterrupted(tmp_path, monkeypatch, command, snapshot)
+    assert len(states) > 10
     # beside the snapshots, a run really stopped at a few steps (its names and timestamps differ, so
     # its disk is not byte for byte a snapshot's; what readers and the next writer see must be)
     for k in (2, steps // 3, steps // 2, steps - 1):
-        root = tmp_path / f"killed-{k}"
-        shutil.copytree(base, root, symlinks=True)
-        with monkeypatch.context() as m:
-            Steps(m, kill_at=k)
-            with pytest.raises(Killed):
-                command(root, LOGS_B)
-        kept[("stopped", k)] = root
+        kept[("stopped", k)] = stopped(tmp_path, monkeypatch, command, base, k)
         states[("stopped", k)] = [k]
     for state, ks in states.items():
-        root = kept[state]
-        where = f"killed at step {ks[0]} of {steps} (and {len(ks) - 1} more steps leaving the same disk)"
-        assert content(root) in (old, new), f"{where}: readers see neither state"
-        # the next writer cleans up and gives the dataset the uninterrupted run gives
-        command(root, LOGS_B)
-        assert content(root) == new, f"{where}: the next run differs"
-        report = check_dataset(root)
-        assert report.problems == [], f"{where}: {report.problems}"
-        shutil.rmtree(root)
+        assert_recovers(kept[state], command, old, new,
+                        f"killed at step {ks[0]} of {steps} (and {len(ks) - 1} more steps leaving the same disk)")
 
 
 def test_a_sigkill_between_the_new_generation_and_the_current_link(tmp_path):

@@ -290,11 +290,15 @@ def downgrade_to_v1(root) -> None:
                 table = table.replace_schema_metadata({**table.schema.metadata, b"schema_version": b"1"})
                 # truncated in place: gens/N/batch=X and store/X are one file
                 pq.write_table(table, f, compression="zstd")
-    # version 1 recorded no schema version per batch
+    # version 1 recorded no schema version per batch, no checksums and no batch records
     manifest = json.loads((gen / "manifest.json").read_text("utf-8"))
     manifest["schema_version"] = 1
-    for entry in manifest["batches"].values():
-        entry.pop("schema_version", None)
+    manifest.pop("checksum", None)
+    for batch, entry in manifest["batches"].items():
+        for key in ("schema_version", "checksums", "generation", "replaces"):
+            entry.pop(key, None)
+        for copy in (gen / f"batch={batch}", root / "store" / batch):
+            (copy / ds_mod.RECORD).unlink(missing_ok=True)
     (gen / "manifest.json").write_text(json.dumps(manifest, indent=1), "utf-8")
 
 

@@ -566,7 +566,7 @@ def test_summarize_batch_marks_a_batch_without_games(tmp_path):
     (tmp_path / "broken.pitch").write_bytes(b"\xff\xfe not a game\n")
     import_paths([str(tmp_path / "broken.pitch")], root, summarize=summarize_batch)
     (batch,) = current(root).glob("batch=*")
-    assert sorted(f.name for f in batch.iterdir()) == ["findings.parquet", f"{SUMMARY_TABLE}.parquet"]
+    assert sorted(f.name for f in batch.iterdir()) == ["batch.json", "findings.parquet", f"{SUMMARY_TABLE}.parquet"]
     assert summaries_complete(root)
     w = connect(root)
     assert stats(w).num_rows == 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shlex
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -20,13 +21,13 @@ from ..render import emit_rows, known_width, plural, print_findings, print_gloss
     stderr_console, say, stdout_console, summary_lines, wrap_prose, write_atomic, write_atomic_with
 from ..rules import KEYS, PRESETS, RulesError, format_value
 from .._lazy import lazy
-from ..dataset import DatasetError, import_paths, process
+from ..dataset import DatasetError, import_paths, process, write_check_record
 from ..dataset import compact as compact_dataset
 
 sim = lazy("auditor.simulate")
 wh = lazy("auditor.warehouse")  # summarize_batch: the per-game counters each new batch gets (`auditor stats` reads them)
 from . import EXIT_CLEAN, EXIT_FAILED, EXIT_FINDINGS, app, fail, settings
-from .inputs import note_inputs, record_check
+from .inputs import note_inputs
 
 Paths = Annotated[list[str], typer.Argument(metavar="PATH", help="log files, folders (searched for *.pitch), or - for stdin")]
 RulesOpt = Annotated[str, typer.Option("--rules", metavar="RULES",
@@ -523,7 +524,7 @@ def compact(
 ) -> None:
     """Merge a dataset's small batches into larger ones (atomic; readers see the old or the new)."""
     dataset = dataset_path(dataset, "the DATASET")
-    if not Path(dataset, "current").exists():
+    if not any(Path(dataset, p).exists() or Path(dataset, p).is_symlink() for p in ("current", "gens", "store")):
         raise fail(f"{dataset} is not a dataset (no `current` link): import something into it first")
     try:
         before, after = compact_dataset(dataset, rows, summarize=wh.summarize_batch)
@@ -550,14 +551,14 @@ def check(
     dataset = dataset_path(dataset, "the DATASET")
     check_format(fmt, ("text", "json"))
     try:
-        report = repair_dataset(dataset) if repair else check_dataset(dataset)
+        report = repair_dataset(dataset, summarize=wh.summarize_batch) if repair else check_dataset(dataset)
     except (CheckError, OSError) as e:
-        raise fail(str(e))
-    record_check(dataset, report.generation, [p.as_dict() for p in report.problems])  # stats and query warn
+        raise fail(str(e.strerror if isinstance(e, OSError) and e.strerror else e))
+    write_check_record(Path(dataset), report.generation, [p.as_dict() for p in report.problems])  # stats and query warn
     if fmt == "json":
         typer.echo(json.dumps({"dataset": dataset, "generation": report.generation, "batches": report.batches,
                                "files": report.files, "problems": [p.as_dict() for p in report.problems],
-                               "repaired": report.repaired}, indent=2))
+                               "repaired": report.repaired, "reimport": report.reimport}, indent=2))
     else:
         con = stdout_console()
         for p in report.problems:
@@ -570,6 +571,9 @@ def check(
         verdict = "sound" if not report.problems else plural(len(report.problems), "problem")
         say(err, f"{dataset}: {gen}, {plural(report.batches, 'batch')}, {plural(report.files, 'file')} checked: "
                  f"{verdict}")
+        if report.reimport:  # the games no copy holds come back from their logs
+            say(err, f"to get the lost games back, import these logs again: "
+                     f"{shlex.join(['auditor', 'import', *report.reimport, '--out', dataset])}")
     raise typer.Exit(EXIT_FINDINGS if report.problems else EXIT_CLEAN)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from ..dataset import read_check_record
 from ..notation import EMPTY, NOT_TEXT, Finding, sniff_file
 from ..render import plural, say, stderr_console
 from . import EXIT_CLEAN, EXIT_FAILED, EXIT_FINDINGS
@@ -75,43 +76,19 @@ def note_inputs(files: Iterable[str], games_by_file: Mapping[str, int], findings
     return status
 
 
-# ``auditor check``'s last verdict, kept in the dataset so that the commands reading it can warn: a
-# damaged file is reported, never deleted, so the dataset reads on, and its figures may be wrong.
-CHECK_RECORD = "check.json"
-
-
-def record_check(dataset: str, generation: int | None, problems: list[dict]) -> None:
-    """Keep ``check``'s verdict in ``DATASET/check.json`` (atomically); a dataset that cannot be written
-    to (read-only media) keeps none, and the check's own output is all there is."""
-    import datetime as dt
-    import json
-
-    from ..render import write_atomic
-
-    record = {"generation": generation, "checked_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-              "problems": problems}
-    try:
-        write_atomic(Path(dataset) / CHECK_RECORD, (json.dumps(record, indent=2) + "\n").encode("utf-8"))
-    except OSError:
-        pass
+# ``auditor check``'s last verdict (``check.json``) is kept in the dataset so that the commands reading it
+# can warn: a damaged file is reported, never deleted, so the dataset reads on, and its figures may be wrong.
 
 
 def warn_if_damaged(dataset: Path | None) -> None:
     """A warning on stderr when the last ``auditor check`` of ``dataset`` found problems (until a check
     finds it sound again)."""
-    import json
-
-    if dataset is None:
+    record = read_check_record(Path(dataset)) if dataset is not None else None
+    if record is None or not record[1]:
         return
-    try:
-        record = json.loads((Path(dataset) / CHECK_RECORD).read_text("utf-8"))
-        problems = [p for p in record.get("problems", []) if isinstance(p, dict)]
-    except (OSError, ValueError, AttributeError):
-        return
-    if not problems:
-        return
+    checked_at, problems = record
     first = problems[0]
     say(stderr_console(), f"auditor: warning: `auditor check` found {plural(len(problems), 'problem')} in {dataset} "
-                          f"on {record.get('checked_at', '?')} (the first: {first.get('path')}: "
+                          f"on {checked_at} (the first: {first.get('path')}: "
                           f"{first.get('problem')}): the figures may be wrong or incomplete until it is repaired "
                           f"(`auditor check {dataset}` says how; it stops warning once a check finds it sound)")
