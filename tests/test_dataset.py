@@ -300,7 +300,7 @@ def downgrade_to_v1(root) -> None:
 
 def test_version_1_schema_is_version_2_without_its_additions():
     doc = ds_mod.load_schema_doc()
-    assert doc["schema_version"] == 5
+    assert doc["schema_version"] == 6
     for t, cols in ADDED_IN_V2.items():
         assert set(cols) <= set(SCHEMAS[t].names), t
     assert set(NEW_TABLES_IN_V2) <= set(TABLES)
