@@ -13,7 +13,7 @@
 //! fuzz driver check it.
 
 use super::Line;
-use super::{Building, KEY, Parser, SEAT, Span, Spare, find_name_at};
+use super::{Building, KEY, Parser, SEAT, Slot, Span, Spare, find_name_at};
 use crate::cards::Card;
 use crate::notation::{
     Bid, Bids, Cards, Columns, Deal, Game, Hand, Holding, MAX_SCORE, MAX_TRICK, Meta, Name, Play,
@@ -84,6 +84,20 @@ fn open(b: &mut Option<Building>) -> Option<Open<'_>> {
         words,
         end_line,
     })
+}
+
+/// Whether a statement for `slot` stands in hand `h` with no finding: not a repeat, and no
+/// later statement already there (the general path's order check, by the same definition).
+#[inline]
+fn fits(h: &Hand, slot: Slot) -> bool {
+    if slot != Slot::Tricks && slot.filled(h) {
+        return false;
+    }
+    !Slot::ORDER
+        .iter()
+        .skip_while(|s| **s != slot)
+        .skip(1)
+        .any(|s| *s != Slot::Revokes && s.filled(h))
 }
 
 /// The offset of the first byte at or after `at` that is `a` or `b`, or the end.
@@ -199,8 +213,7 @@ impl Parser {
         let Some(o) = open(&mut self.building) else {
             return false;
         };
-        // a trick may follow anything but the score lines (those are E108s)
-        if o.hand.score.is_some() || o.hand.total.is_some() {
+        if !fits(o.hand, Slot::Tricks) {
             return false;
         }
         let before = o.hand.tricks.len();
@@ -229,12 +242,11 @@ impl Parser {
         let Some(o) = open(&mut self.building) else {
             return false;
         };
-        let h = &o.hand;
-        let fits = match kind {
-            ScoreKind::Score => h.score.is_none() && h.total.is_none(),
-            ScoreKind::Total => h.total.is_none(),
+        let slot = match kind {
+            ScoreKind::Score => Slot::Score,
+            ScoreKind::Total => Slot::Total,
         };
-        if !fits {
+        if !fits(o.hand, slot) {
             return false;
         }
         let mut entries = Spare::take(&mut self.spare.entries, o.seats.names.len());
@@ -315,14 +327,7 @@ impl Parser {
         let Some(o) = open(&mut self.building) else {
             return false;
         };
-        let h = &o.hand;
-        if h.bids.is_some()
-            || h.trump.is_some()
-            || !h.exchanges.is_empty()
-            || !h.tricks.is_empty()
-            || h.score.is_some()
-            || h.total.is_some()
-        {
+        if !fits(o.hand, Slot::Bids) {
             return false;
         }
         // the words are interned once the whole line is read: a line left to the general path
@@ -387,17 +392,7 @@ impl Parser {
         let Some(o) = open(&mut self.building) else {
             return false;
         };
-        let h = &o.hand;
-        // a deal stands before every other statement but the dealer's
-        if h.deal.is_some()
-            || h.widow.is_some()
-            || h.bids.is_some()
-            || h.trump.is_some()
-            || !h.exchanges.is_empty()
-            || !h.tricks.is_empty()
-            || h.score.is_some()
-            || h.total.is_some()
-        {
+        if !fits(o.hand, Slot::Deal) {
             return false;
         }
         let mut holdings = Spare::take(&mut self.spare.holdings, o.seats.names.len());
