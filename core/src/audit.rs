@@ -183,6 +183,7 @@ fn audit_piece<S: Sink>(
                     .findings
                     .extend(res.findings.into_iter().map(report));
             }
+            p.recycle(g);
         }
         tick.add(slice.len() as u64, summary.hands - hands_before);
     }

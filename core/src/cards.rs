@@ -110,6 +110,24 @@ impl Card {
         CARD_NAMES.get(usize::from(self.0)).copied().unwrap_or("??")
     }
 
+    /// A two-letter token: rank then suit, either case.
+    #[inline]
+    fn from_pair(r: u8, s: u8) -> Option<Card> {
+        let rank = RANK_OF.get(usize::from(r)).copied().unwrap_or(0xff);
+        let suit = SUIT_OF.get(usize::from(s)).copied().unwrap_or(0xff);
+        (rank < 13 && suit < 4).then_some(Card(suit * 13 + rank))
+    }
+
+    /// Read a token of printable ASCII without spaces as [`Card::parse`] reads it (the lexer's
+    /// fast path, which has no `&str` to hand).
+    #[inline]
+    pub fn parse_printable(token: &[u8]) -> Option<Card> {
+        match token {
+            [r, s] => Card::from_pair(*r, *s),
+            _ => parse_ascii(token),
+        }
+    }
+
     /// Read a card token; `None` when it is not one.
     ///
     /// A rank `A K Q J T 9 ... 2` (`10` for the ten) then a suit `S H D C` or `♠ ♥ ♦ ♣`, in
@@ -118,9 +136,7 @@ impl Card {
     #[inline]
     pub fn parse(token: &str) -> Option<Card> {
         if let [r, s] = token.as_bytes() {
-            let rank = RANK_OF.get(usize::from(*r)).copied().unwrap_or(0xff);
-            let suit = SUIT_OF.get(usize::from(*s)).copied().unwrap_or(0xff);
-            return (rank < 13 && suit < 4).then(|| Card(suit * 13 + rank));
+            return Card::from_pair(*r, *s);
         }
         let t = token.trim_matches(crate::notation::lexer::is_space);
         if t.is_ascii() {

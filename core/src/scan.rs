@@ -31,6 +31,7 @@ pub fn scan_file_by(path: &str, general: bool) -> io::Result<(u64, u64, u64, u64
                 .flat_map(|h| &h.tricks)
                 .map(|t| t.plays.len() as u64)
                 .sum::<u64>();
+            p.recycle(g);
         }
         findings += p.take_findings().len() as u64;
     };
@@ -40,8 +41,12 @@ pub fn scan_file_by(path: &str, general: bool) -> io::Result<(u64, u64, u64, u64
             break;
         }
         bytes += n as u64;
-        p.feed(buf.get(..n).unwrap_or(&[]));
-        count(&mut p);
+        // a slice at a time, as the audit reads: the games are handed over (and their buffers
+        // given back) while they are still in the cache
+        for slice in buf.get(..n).unwrap_or(&[]).chunks(64 << 10) {
+            p.feed(slice);
+            count(&mut p);
+        }
     }
     p.finish();
     count(&mut p);

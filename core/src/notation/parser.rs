@@ -134,6 +134,7 @@ struct Building {
     game: Game,
     hand: Option<Hand>,
     known: Known,
+    /// The tags' names, once a game has more than [`SCAN_NAMES`] tags.
     tag_names: std::collections::HashSet<String>,
     /// Name to index, once a game has more names than a scan is quick for.
     index: std::collections::HashMap<String, u32>,
@@ -148,31 +149,88 @@ struct Building {
 /// A name's length and first seven bytes in one word: equal for equal names, and for names
 /// of up to seven bytes, equal only for equal names.
 #[inline]
-fn fingerprint(name: &str) -> u64 {
-    let bytes = name.as_bytes();
-    let mut word = [0u8; 8];
-    let n = bytes.len().min(7);
-    if let (Some(dst), Some(src)) = (word.get_mut(..n), bytes.get(..n)) {
-        dst.copy_from_slice(src);
+fn fingerprint(name: &[u8]) -> u64 {
+    let mut word = 0u64;
+    for (i, &c) in name.iter().take(7).enumerate() {
+        word |= u64::from(c) << (8 * i);
     }
-    u64::from_le_bytes(word) | ((bytes.len().min(255) as u64) << 56)
+    word | ((name.len().min(255) as u64) << 56)
+}
+
+/// [`fingerprint`] of `line[start..end]`, reading a short name in one load where the line
+/// goes on for eight bytes past its start.
+#[inline(always)]
+fn fingerprint_at(line: &[u8], start: usize, end: usize) -> u64 {
+    let n = end.saturating_sub(start);
+    if n < 8 {
+        if let Some(w) = line
+            .get(start..start + 8)
+            .and_then(|w| <[u8; 8]>::try_from(w).ok())
+        {
+            let mask = (1u64 << (8 * n)) - 1;
+            return (u64::from_le_bytes(w) & mask) | ((n as u64) << 56);
+        }
+    }
+    fingerprint(line.get(start..end).unwrap_or(&[]))
 }
 
 /// Names scanned in place before an index is built.
 const SCAN_NAMES: usize = 16;
 
+/// The index of `name` among a game's `names`, by their fingerprints while they are few and by
+/// `index` once they are many (one definition for both paths of the lexer).
+#[inline]
+fn find_name(
+    names: &[String],
+    fingerprints: &[u64],
+    index: &std::collections::HashMap<String, u32>,
+    name: &[u8],
+) -> Option<usize> {
+    find_name_at(names, fingerprints, index, name, 0, name.len())
+}
+
+/// [`find_name`] of `line[start..end]`.
+#[inline(always)]
+fn find_name_at(
+    names: &[String],
+    fingerprints: &[u64],
+    index: &std::collections::HashMap<String, u32>,
+    line: &[u8],
+    start: usize,
+    end: usize,
+) -> Option<usize> {
+    let name = line.get(start..end)?;
+    if names.len() <= SCAN_NAMES {
+        let fp = fingerprint_at(line, start, end);
+        let i = fingerprints.iter().position(|&f| f == fp)?;
+        // names of up to seven bytes are their fingerprint; longer ones are checked
+        (name.len() < 8 || names.get(i).is_some_and(|n| n.as_bytes() == name))
+            .then_some(i)
+            .or_else(|| names.iter().position(|n| n.as_bytes() == name))
+    } else {
+        let name = std::str::from_utf8(name).ok()?;
+        index.get(name).map(|&i| i as usize)
+    }
+}
+
 impl Building {
     #[inline]
     fn lookup(&self, name: &str) -> Option<usize> {
-        if self.game.names.len() <= SCAN_NAMES {
-            let fp = fingerprint(name);
-            let i = self.fingerprints.iter().position(|&f| f == fp)?;
-            // names of up to seven bytes are their fingerprint; longer ones are checked
-            (name.len() < 8 || self.game.names.get(i).is_some_and(|n| n == name))
-                .then_some(i)
-                .or_else(|| self.game.names.iter().position(|n| n == name))
+        find_name(
+            &self.game.names,
+            &self.fingerprints,
+            &self.index,
+            name.as_bytes(),
+        )
+    }
+
+    /// Whether the game has a tag called `name`: the few tags of a usual game scanned in place,
+    /// the set of their names once they are many.
+    fn has_tag(&self, name: &str) -> bool {
+        if self.game.tags.len() <= SCAN_NAMES {
+            self.game.tags.iter().any(|t| t.name == name)
         } else {
-            self.index.get(name).map(|&i| i as usize)
+            self.tag_names.contains(name)
         }
     }
 
@@ -182,7 +240,7 @@ impl Building {
         }
         let n = to_u32(self.game.names.len());
         self.game.names.push(name.to_string());
-        self.fingerprints.push(fingerprint(name));
+        self.fingerprints.push(fingerprint(name.as_bytes()));
         if self.game.names.len() > SCAN_NAMES {
             if self.index.is_empty() {
                 for (i, known) in self.game.names.iter().enumerate() {
@@ -211,9 +269,58 @@ pub struct Parser {
     fast: bool,
     /// Lines the fast path read.
     fast_lines: u64,
+    /// The buffers of games given back by [`Parser::recycle`], filled again by the next hands.
+    spare: Spare,
     // scratch, reused for every line
     unreadable: Vec<Name>,
     trick_toks: Vec<(usize, usize, bool)>,
+}
+
+/// How many buffers of each kind [`Spare`] keeps: a few games' worth, so memory stays bounded.
+const SPARE: usize = 256;
+
+/// Emptied buffers of records already handed over, for the next ones (as a chess move reader
+/// keeps its board): a hand's tricks, a deal's holdings, a score line's entries, a game's hands.
+#[derive(Default)]
+struct Spare {
+    tricks: Vec<Vec<Trick>>,
+    holdings: Vec<Vec<Holding>>,
+    entries: Vec<Vec<ScoreEntry>>,
+    bids: Vec<Vec<Bid>>,
+    hands: Vec<Vec<Hand>>,
+}
+
+/// Keep `v`, emptied, in `pool` (unless the pool is full or `v` holds nothing).
+#[inline]
+fn keep<T>(pool: &mut Vec<Vec<T>>, mut v: Vec<T>) {
+    if pool.len() < SPARE && v.capacity() > 0 {
+        v.clear();
+        pool.push(v);
+    }
+}
+
+impl Spare {
+    /// An empty buffer from `pool`, or a new one with room for `n`.
+    #[inline]
+    fn take<T>(pool: &mut Vec<Vec<T>>, n: usize) -> Vec<T> {
+        pool.pop().unwrap_or_else(|| Vec::with_capacity(n))
+    }
+
+    fn keep_game(&mut self, mut game: Game) {
+        for h in game.hands.drain(..) {
+            keep(&mut self.tricks, h.tricks);
+            if let Some(d) = h.deal {
+                keep(&mut self.holdings, d.holdings);
+            }
+            if let Some(b) = h.bids {
+                keep(&mut self.bids, b.bids);
+            }
+            for line in [h.score, h.total].into_iter().flatten() {
+                keep(&mut self.entries, line.entries);
+            }
+        }
+        keep(&mut self.hands, game.hands);
+    }
 }
 
 /// The name a game goes by in findings when it has no `GameId`: the file's base name and
@@ -295,6 +402,7 @@ impl Parser {
             rules_check: None,
             fast: true,
             fast_lines: 0,
+            spare: Spare::default(),
             unreadable: Vec::new(),
             trick_toks: Vec::new(),
         }
@@ -357,7 +465,7 @@ impl Parser {
                         let line = text.get(start..nl).unwrap_or("");
                         self.lineno = self.lineno.saturating_add(1);
                         if printable {
-                            if self.fast_line(line.as_bytes()) {
+                            if self.fast_line(line) {
                                 self.fast_lines += 1;
                             } else {
                                 self.statement_line(&Line::printable(line));
@@ -397,6 +505,13 @@ impl Parser {
         } else {
             self.pending_comments.clear();
         }
+    }
+
+    /// Give back a game taken with [`Parser::take_games`] once it is no longer needed: its
+    /// buffers hold the records of the hands read next, so that reading a long log allocates
+    /// little more than its first games did.
+    pub fn recycle(&mut self, game: Game) {
+        self.spare.keep_game(game);
     }
 
     /// Games completed so far (a game is complete once the next one starts).
@@ -578,6 +693,7 @@ impl Parser {
         self.games_started = self.games_started.saturating_add(1);
         self.building = Some(Building {
             game: Game {
+                hands: Spare::take(&mut self.spare.hands, 0),
                 index: self.games_started,
                 line: self.lineno,
                 end_line: self.lineno,
@@ -627,10 +743,12 @@ impl Parser {
         let Some(b) = self.building.as_ref() else {
             return;
         };
-        let names: Vec<&str> = b.game.tags.iter().map(|t| t.name.as_str()).collect();
-        let present = TagsPresent(names.iter().map(|n| n.to_string()).collect());
-        let has_rules = names.contains(&"Rules");
-        let has_players = names.contains(&"Players");
+        let has = |name: &str| b.game.tags.iter().any(|t| t.name == name);
+        let (has_rules, has_players) = (has("Rules"), has("Players"));
+        if has_rules && has_players {
+            return;
+        }
+        let present = TagsPresent(b.game.tags.iter().map(|t| t.name.clone()).collect());
         let line = b.game.line;
         if !has_rules {
             let tags = present.clone();
@@ -795,7 +913,7 @@ impl Parser {
                 !b.game.hands.is_empty()
                     || b.hand.is_some()
                     || b.game.winner.is_some()
-                    || b.tag_names.contains(name)
+                    || b.has_tag(name)
             }
         };
         if reopen {
@@ -831,12 +949,18 @@ impl Parser {
         }
         let meta = self.meta(remark);
         if let Some(b) = self.building.as_mut() {
-            b.tag_names.insert(name.to_string());
             b.game.tags.push(Tag {
                 name: name.to_string(),
                 value,
                 meta,
             });
+            if b.game.tags.len() > SCAN_NAMES {
+                if b.tag_names.is_empty() {
+                    b.tag_names = b.game.tags.iter().map(|t| t.name.clone()).collect();
+                } else {
+                    b.tag_names.insert(name.to_string());
+                }
+            }
         }
     }
 
@@ -949,7 +1073,7 @@ impl Parser {
             b.hand = Some(Hand {
                 number,
                 meta,
-                tricks: Vec::with_capacity(8),
+                tricks: Spare::take(&mut self.spare.tricks, 8),
                 ..Hand::default()
             });
         }
