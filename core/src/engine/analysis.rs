@@ -717,6 +717,49 @@ pub fn revoke_damage_findings(
     out
 }
 
+/// `f` of each item on `jobs` threads (at most as many as the machine lets this process run
+/// at once), in the items' order: each thread takes the next item not yet taken, so one long
+/// item never holds up the others. An item whose `f` panicked is None.
+pub fn in_parallel<T: Sync, R: Send>(
+    items: &[T],
+    jobs: usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<Option<R>> {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let jobs = jobs.clamp(1, cores).min(items.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(item) = items.get(i) else { break };
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(item)));
+            done.push((i, r.ok()));
+        }
+        done
+    };
+    let mut out: Vec<Option<R>> = std::iter::repeat_with(|| None).take(items.len()).collect();
+    let mut put = |done: Vec<(usize, Option<R>)>| {
+        for (i, r) in done {
+            if let Some(slot) = out.get_mut(i) {
+                *slot = r;
+            }
+        }
+    };
+    if jobs == 1 {
+        put(work());
+        return out;
+    }
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (1..jobs).map(|_| scope.spawn(work)).collect();
+        put(work());
+        for h in handles {
+            put(h.join().unwrap_or_default());
+        }
+    });
+    out
+}
+
 #[cfg(test)]
 #[path = "analysis_tests.rs"]
 mod tests;

@@ -7,7 +7,7 @@
 
 use super::layout::{Layout, Position, at};
 use super::{MAX_SEATS, Objective};
-use crate::cards::{Card, CardMask, GAME_COUNT, TrumpTable, cards_of};
+use crate::cards::{Card, CardMask, GAME_COUNT, TrumpTable};
 use crate::engine::play::{FollowRule, legal};
 
 /// A bit that stands for no card.
@@ -38,6 +38,8 @@ pub(super) struct Numbering {
     /// The cards worth something, and the trumps (search bits).
     pub worth: u64,
     pub trumps: u64,
+    /// Per seat: the cards it was dealt (search bits).
+    pub dealt: [u64; MAX_SEATS],
 }
 
 impl Numbering {
@@ -59,6 +61,7 @@ impl Numbering {
             side: [0; 64],
             worth: 0,
             trumps: 0,
+            dealt: [0; MAX_SEATS],
         };
         // trumps in the top block, then the other suits in suit order, each weakest card lowest
         let trump = table.trump.clamp(0, 3) as usize;
@@ -91,6 +94,9 @@ impl Numbering {
                 }
                 if cap > 0 || cnt > 0 {
                     n.worth |= 1 << bit;
+                }
+                if let Some(d) = n.dealt.get_mut(seat) {
+                    *d |= 1 << bit;
                 }
                 if table.is_trump(c) {
                     n.trumps |= 1 << bit;
@@ -184,6 +190,13 @@ pub(super) struct Node {
     pub rule: FollowRule,
     /// The place in the trick of the card taking it so far.
     pub taking: u8,
+    /// The seats yet to play to this trick (bit per seat).
+    pub pending: u16,
+    /// The cards on the table.
+    pub table: u64,
+    /// The points and the count of the cards still out (in the hands and on the table).
+    pub open_points: u8,
+    pub open_count: u8,
     /// Per side: count toward Game.
     pub counts: [u8; MAX_SEATS],
 }
@@ -215,6 +228,10 @@ impl Layout {
             first_lead: p.first_lead,
             rule: self.follow_rule(p),
             taking: 0,
+            pending: 0,
+            table: nb.bits(p.on_table),
+            open_points: 0,
+            open_count: 0,
             counts: p.counts,
         };
         for (h, &m) in n.hands.iter_mut().zip(&p.hands) {
@@ -226,6 +243,17 @@ impl Layout {
             }
         }
         n.taking = self.taking(&n) as u8;
+        let worth = n.live & nb.worth;
+        n.open_points = nb.sum(worth, Numbering::capture).clamp(0, 255) as u8;
+        n.open_count = nb.sum(worth, Numbering::count).clamp(0, 255) as u8;
+        let played: u16 = n
+            .seat_of
+            .iter()
+            .take(usize::from(n.len))
+            .fold(0, |a, &s| a | 1 << s);
+        n.pending = (0..self.n)
+            .filter(|&s| played & (1 << s) == 0 && self.still_in_node(&n, s))
+            .fold(0, |a, s| a | 1 << s);
         n
     }
 
@@ -252,7 +280,11 @@ impl Layout {
 
     fn begin_trick_node(&self, n: &mut Node) {
         n.len = 0;
-        n.in_trick = (0..self.n).filter(|&s| self.still_in_node(n, s)).count() as u8;
+        n.table = 0;
+        n.pending = (0..self.n)
+            .filter(|&s| self.still_in_node(n, s))
+            .fold(0, |a, s| a | 1 << s);
+        n.in_trick = n.pending.count_ones() as u8;
         let leader = usize::from(n.leader);
         if n.in_trick > 0 && !self.still_in_node(n, leader) {
             // the winner has no trump left: the lead passes to the next player on the left still in
@@ -308,6 +340,8 @@ impl Layout {
         if let Some(h) = n.hands.get_mut(seat) {
             *h &= !(1u64 << bit);
         }
+        n.pending &= !(1 << seat);
+        n.table |= 1 << bit;
         if n.tricks_done == 0 && n.len == 0 {
             // the first card led decides the first trick's rule (`first_trick_trump=free`)
             n.first_lead = self.numbering.card(bit);
@@ -317,8 +351,20 @@ impl Layout {
         if let (Some(t), Some(s)) = (n.trick.get_mut(k), n.seat_of.get_mut(k)) {
             (*t, *s) = (bit as u8, seat as u8);
         }
+        // the card taking the trick so far against this one, as the engine ranks a trick (the
+        // card taking it is of the suit led or a trump, so the two rank as in the whole trick)
+        if n.len == 0 {
+            n.taking = 0;
+        } else {
+            let nb = &self.numbering;
+            let top = nb.card(u32::from(at(&n.trick, usize::from(n.taking))));
+            if let (Some(top), Some(new)) = (top, nb.card(bit)) {
+                if self.table.winner_pos([top, new]) == 1 {
+                    n.taking = n.len;
+                }
+            }
+        }
         n.len += 1;
-        n.taking = self.taking(n) as u8;
         if n.len < n.in_trick {
             n.next = self.next_after(n, seat) as u8;
             return None;
@@ -329,8 +375,10 @@ impl Layout {
             let (p, c) = self.numbering.worth_of(u32::from(b));
             pts = pts.saturating_add(p);
             count = count.saturating_add(c);
-            n.live &= !(1u64 << b);
         }
+        n.live &= !n.table;
+        n.open_points = n.open_points.saturating_sub(pts);
+        n.open_count = n.open_count.saturating_sub(count);
         if let Some(x) = n.counts.get_mut(self.side(winner)) {
             *x = x.saturating_add(count);
         }
@@ -377,45 +425,49 @@ impl Layout {
         }
         let nb = &self.numbering;
         let sides = self.sides.min(MAX_SEATS);
-        // per side: its cards in hand; those and the trumps it put on the table; its seats yet to play
+        // per side: its cards in hand; those and the trumps it put on the table; of its seats yet to play
         let mut in_hand = [0u64; MAX_SEATS];
-        let mut with_table = [0u64; MAX_SEATS];
         let mut to_play = [0u64; MAX_SEATS];
-        let mut played: u16 = 0;
-        for k in 0..usize::from(n.len) {
-            let (b, s) = (at(&n.trick, k), at(&n.seat_of, k));
-            played |= 1 << s;
-            if let Some(x) = with_table.get_mut(self.side(usize::from(s))) {
-                *x |= (1u64 << b) & nb.trumps;
-            }
-        }
-        let mut hands = 0u64;
+        let (mut hands, mut hand_c, mut to_play_c, mut to_play_all) = (0u64, 0u64, 0u64, 0u64);
         for (s, &h) in n.hands.iter().enumerate().take(self.n) {
-            hands |= h;
             let side = self.side(s);
-            if let (Some(a), Some(b)) = (in_hand.get_mut(side), with_table.get_mut(side)) {
+            let pending = n.pending >> s & 1 != 0;
+            hands |= h;
+            if let Some(a) = in_hand.get_mut(side) {
                 *a |= h;
-                *b |= h;
             }
-            if played & (1 << s) == 0 && self.still_in_node(n, s) {
+            if pending {
+                to_play_all |= h;
                 if let Some(x) = to_play.get_mut(side) {
                     *x |= h;
                 }
             }
-        }
-        let (mut hand_c, mut table_c, mut to_play_c, mut to_play_all) = (0u64, 0u64, 0u64, 0u64);
-        for s in 0..sides {
-            to_play_all |= at(&to_play, s);
-            if Self::counted(obj, s) {
-                hand_c |= at(&in_hand, s);
-                table_c |= at(&with_table, s);
-                to_play_c |= at(&to_play, s);
+            if Self::counted(obj, side) {
+                hand_c |= h;
+                if pending {
+                    to_play_c |= h;
+                }
             }
         }
+        // the trumps each side put on the table (a wide copy of `in_hand` here would wait on its narrow stores)
+        let mut table_trumps = [0u64; MAX_SEATS];
+        let mut table_c = hand_c;
+        for k in 0..usize::from(n.len) {
+            let (b, s) = (at(&n.trick, k), at(&n.seat_of, k));
+            let trump = (1u64 << b) & nb.trumps;
+            let side = self.side(usize::from(s));
+            if let Some(x) = table_trumps.get_mut(side) {
+                *x |= trump;
+            }
+            if Self::counted(obj, side) {
+                table_c |= trump;
+            }
+        }
+        let with_table = |side: usize| at(&in_hand, side) | at(&table_trumps, side);
         let live_trumps = n.live & nb.trumps;
         let (mut lower, mut lost) = (0i32, 0i32);
         let mut sure_count = [0i32; MAX_SEATS];
-        let on_table = n.live & !hands;
+        let on_table = n.table;
         // the cards on the table: to the side taking the trick, unless a seat yet to play beats it
         if n.len > 0 {
             let top = u32::from(at(&n.trick, usize::from(n.taking)));
@@ -458,7 +510,7 @@ impl Layout {
                 } else {
                     live_trumps & !table_c
                 };
-                (above(bit) & live_trumps, at(&with_table, side), group)
+                (above(bit) & live_trumps, with_table(side), group)
             } else {
                 let group = if mine { hand_c } else { hands & !hand_c };
                 (above(bit) & hands & nb.trumps, at(&in_hand, side), group)
@@ -477,11 +529,32 @@ impl Layout {
                 }
             }
         }
-        let live_worth = n.live & nb.worth;
-        let mut upper = nb.sum(live_worth, Numbering::capture) - lost;
+        // a side holding every trump still out, one of whose seats holds nothing else and plays
+        // to every trick left (or every card played is a trump), takes every trick left
+        if n.len == 0 {
+            if let Some(side) = self.sweeper(n, &in_hand, hands) {
+                // under trumps_only the other cards are never played
+                let (points, count) = if self.rules().trumps_only {
+                    let t = hands & nb.trumps & nb.worth;
+                    (nb.sum(t, Numbering::capture), nb.sum(t, Numbering::count))
+                } else {
+                    (i32::from(n.open_points), i32::from(n.open_count))
+                };
+                if Self::counted(obj, side) {
+                    lower = points;
+                } else {
+                    lost = points;
+                }
+                sure_count = [0; MAX_SEATS];
+                if let Some(x) = sure_count.get_mut(side) {
+                    *x = count;
+                }
+            }
+        }
+        let mut upper = i32::from(n.open_points) - lost;
         let mut game = Some(0);
         if self.by_count {
-            let left = nb.sum(live_worth, Numbering::count);
+            let left = i32::from(n.open_count);
             let all_sure: i32 = sure_count.iter().sum();
             let least = |s: usize| i32::from(at(&n.counts, s)) + at(&sure_count, s);
             let most =
@@ -499,6 +572,28 @@ impl Layout {
             game = (sure_to || !could).then_some(i32::from(sure_to));
         }
         Sure { lower, upper, game }
+    }
+
+    /// The side that takes every trick left from the start of a trick, if one must: it holds
+    /// every trump still out and, but under `trumps_only` (where only trumps are played), one
+    /// of its seats holds nothing but trumps and as many cards as any seat.
+    fn sweeper(&self, n: &Node, in_hand: &[u64; MAX_SEATS], hands: u64) -> Option<usize> {
+        let trumps = hands & self.numbering.trumps;
+        if trumps == 0 {
+            return None;
+        }
+        let side = usize::from(at(&self.numbering.side, trumps.trailing_zeros() as usize));
+        if trumps & !at(in_hand, side) != 0 {
+            return None;
+        }
+        if self.rules().trumps_only {
+            return Some(side);
+        }
+        let most = n.hands.iter().map(|h| h.count_ones()).max().unwrap_or(0);
+        let leads_every_trick = n.hands.iter().enumerate().take(self.n).any(|(s, &h)| {
+            self.side(s) == side && h != 0 && h & !trumps == 0 && h.count_ones() == most
+        });
+        leads_every_trick.then_some(side)
     }
 
     /// The cards in hand at the start of a trick with every card that plays as another put in
@@ -522,17 +617,13 @@ impl Layout {
                     free &= !(!0u64 << top);
                     continue;
                 }
-                let holder = at(&nb.holder, top as usize);
                 // the highest worthless card of the same holder not above the last one placed
-                let mut m = free & !nb.worth;
-                while m != 0 {
+                let holder = usize::from(at(&nb.holder, top as usize));
+                let m = free & !nb.worth & at(&nb.dealt, holder);
+                if m != 0 {
                     let c = 63 - m.leading_zeros();
-                    m &= !(1u64 << c);
-                    if at(&nb.holder, c as usize) == holder {
-                        out |= 1 << c;
-                        free &= !(!0u64 << c);
-                        break;
-                    }
+                    out |= 1 << c;
+                    free &= !(!0u64 << c);
                 }
             }
         }
@@ -635,6 +726,5 @@ mod tests {
         assert_eq!(block_of(17), 0xffff << 16);
         assert_eq!(above(63), 0);
         assert_eq!(above(0), !1);
-        let _ = cards_of(0).count();
     }
 }

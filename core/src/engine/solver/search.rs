@@ -3,7 +3,7 @@
 
 use super::Objective;
 use super::layout::{Layout, Position, at};
-use super::node::{Moves, Node, Sure};
+use super::node::{Moves, Node};
 use super::table::Table;
 use crate::cards::{Card, cards_of};
 
@@ -293,15 +293,21 @@ impl Solver<'_> {
         if at_start && l.last_trick_node(n) {
             return self.play_out(n);
         }
-        let Sure { lower, upper, game } = l.sure_node(n, &obj);
-        if lower >= upper || lower >= beta {
-            return lower;
+        // the bounds, but before the last card of a trick: the start of the next trick has them
+        let mut game = None;
+        if at_start || n.pending & n.pending.wrapping_sub(1) != 0 {
+            let sure = l.sure_node(n, &obj);
+            let (lower, upper) = (sure.lower, sure.upper);
+            if lower >= upper || lower >= beta {
+                return lower;
+            }
+            if upper <= alpha {
+                return upper;
+            }
+            alpha = alpha.max(lower);
+            beta = beta.min(upper);
+            game = sure.game;
         }
-        if upper <= alpha {
-            return upper;
-        }
-        alpha = alpha.max(lower);
-        beta = beta.min(upper);
         let mut first: Option<u8> = None;
         let key = if at_start {
             let k = self.key(n, game);
