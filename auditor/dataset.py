@@ -50,7 +50,7 @@ pq = lazy("pyarrow.parquet")
 
 from . import _core
 from .engine import rules_resolver
-from .notation import Finding, _not_text, _rules_check, expand_paths
+from .notation import Finding, _not_text, expand_paths
 from .tables import SCHEMA_VERSION, SCHEMAS, TABLES, Rows, add_finding, load_schema_doc
 
 BATCH_HANDS = 5_000  # hands audited together (one engine batch)
@@ -429,7 +429,7 @@ def audit_chunk(chunk: Chunk, source: str, override: str, jobs: int, out: TaskRe
         out.findings.append((None, binary))
         return 0
     found, games, hands, cards, unscored, nbytes = _core.audit_file(
-        chunk.path, chunk.start, chunk.end, chunk.first_line, chunk.first_game, jobs, _rules_check,
+        chunk.path, chunk.start, chunk.end, chunk.first_line, chunk.first_game, jobs,
         rules_resolver(override), source, progress, PROGRESS_EVERY)
     out.findings.extend((None, f) for f in found)
     out.game_ids.extend([""] * games)
@@ -485,7 +485,7 @@ def analysis_table(chunk: Chunk, override: str, jobs: int, ids: list[str]) -> pa
                            side=side_of.get(p.player, p.player), card=p.card, pitcher=a.pitcher,
                            pitcher_side=a.pitcher_side, value_before=p.before, value_after=p.after, cost=p.cost,
                            mistake=p.cost > 0, illegal=p.illegal, better=" ".join(p.best) or None, par=a.par,
-                           best_trump_par=best[1] if best else None, contract=a.contract)
+                           best_trump_par=best[1] if best else None, contract=a.contract, claim=a.claim)
                 for k, v in row.items():
                     columns[k].append(v)
     return pa.Table.from_pydict(columns, schema=SCHEMAS["analysis"])
@@ -532,7 +532,7 @@ def import_chunk(chunk: Chunk, source: str, override: str, jobs: int, writer: Ba
     thread.start()
     try:
         _, ids, legacy, games, hands, cards, unscored, nbytes = _core.import_file(
-            chunk.path, chunk.start, chunk.end, chunk.first_line, chunk.first_game, jobs, _rules_check,
+            chunk.path, chunk.start, chunk.end, chunk.first_line, chunk.first_game, jobs,
             rules_resolver(override), schema, now_us, write, BATCH_HANDS, source, progress, PROGRESS_EVERY)
     finally:
         queue.put(None)
@@ -588,7 +588,7 @@ def run_task(chunks: list[Chunk], override: str = "", staging: str | None = None
                     else:
                         games = audit_chunk(readable, source, override, jobs, out, within)
             except OSError as e:
-                f = Finding("E100", f"cannot read {chunk.path}: {e.strerror or e}", chunk.path, 0, 0)
+                f = _core.path_finding("Unreadable", chunk.path, str(e.strerror or e))
                 if writer is not None:
                     rows = Rows()
                     add_finding(rows, f, None)
@@ -604,13 +604,22 @@ def run_task(chunks: list[Chunk], override: str = "", staging: str | None = None
     return out
 
 
+def _splittable(path: str) -> bool:
+    """Whether a file is text worth cutting at game boundaries: one that is not text (or cannot be
+    opened) is one chunk, reported from its first bytes, and never read whole."""
+    try:
+        return _sniff(Chunk(path), path) is None
+    except OSError:
+        return False
+
+
 def plan_tasks(files: list[str], chunk_bytes: int) -> list[list[Chunk]]:
     """Chunks grouped into tasks of about ``chunk_bytes``: big files split, small files together."""
     tasks: list[list[Chunk]] = []
     group: list[Chunk] = []
     size = 0
     for f in files:
-        if f == "-" or not os.path.isfile(f):
+        if f == "-" or not os.path.isfile(f) or not _splittable(f):
             tasks.append([Chunk(f)])
             continue
         for c in split_file(f, chunk_bytes):
@@ -644,6 +653,7 @@ class ImportStats:
     findings_stored: int = 0
     games_replaced: int = 0
     findings: list[Finding] = field(default_factory=list)
+    games_by_file: dict[str, int] = field(default_factory=dict)  # every file read, and the games it gave
 
 
 class _Runner:
@@ -693,7 +703,7 @@ def process(paths: Iterable[str], *, override: str = "", out: str | Path | None 
     ``analyze`` (with ``out``) adds the ``analysis`` table: every hand under perfect play.
     """
     files, missing = expand_paths(paths)
-    stats = ImportStats(files=len(files))
+    stats = ImportStats(files=len(files), games_by_file=dict.fromkeys(files, 0))
     stats.findings.extend(missing)
     done = _Done()
     if scheduler is None:
@@ -774,6 +784,8 @@ def _collect(stats: ImportStats, results: Iterator[TaskResult], known: set[str],
     games_before: dict[str, int] = {}
     for res in results:
         res = _renumber_if_needed(res, games_before, override, staging, analyze)
+        for c, n in zip(res.chunks, res.games_per_chunk):
+            stats.games_by_file[c.path] = stats.games_by_file.get(c.path, 0) + n
         stats.games += len(res.game_ids)
         stats.hands += res.hands
         stats.cards += res.cards

@@ -31,6 +31,7 @@ bids Bob 2, Cal pass, Ann pass
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -39,7 +40,6 @@ from pathlib import Path
 from typing import BinaryIO
 
 from . import _core
-from .rules import RulesError, parse_rules
 
 NOTATION_VERSION = _core.NOTATION_VERSION
 #: The ranges of the numbers the notation reads (a number outside is one E101 at its column).
@@ -49,25 +49,11 @@ MAX_HAND, MAX_TRICK, MAX_SCORE = _core.MAX_HAND, _core.MAX_TRICK, _core.MAX_SCOR
 # --------------------------------------------------------------------------- records
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """One problem found in a record: where it is, which rule, what was expected.
-
-    ``code`` is stable (see ``auditor explain``); ``subject`` is the player or team the
-    finding is about; ``expected``/``recorded`` carry the two sides of a comparison.
-    """
-
-    code: str
-    message: str
-    source: str = ""
-    line: int = 0
-    column: int = 0
-    game: str = ""
-    hand: int | None = None
-    trick: int | None = None
-    subject: str | None = None
-    expected: str | None = None
-    recorded: str | None = None
+#: One finding: the core's own record (``auditor._core.Finding``), made from the typed facts
+#: of its code's one declaration; ``code``, ``case``, ``message``, ``fields``, ``expected``,
+#: ``recorded``, ``fix`` and the place (``source``, ``line``, ``column``, ``game``, ``hand``,
+#: ``trick``, ``subject``) are read through getters.
+Finding = _core.Finding
 
 
 def _pos():
@@ -335,21 +321,9 @@ def parse_teams(text: str) -> tuple[dict[str, tuple[str, ...]], str | None]:
 
 # --------------------------------------------------------------------------- entry points
 
-def _rules_check(value: str) -> tuple[str, int] | None:
-    """The core's check of a ``Rules`` tag: the rule keys are declared in :mod:`auditor.rules`."""
-    try:
-        parse_rules(value)
-    except RulesError as e:
-        return str(e), e.offset
-    return None
-
-
 def _not_text(head: bytes, source: str) -> Finding | None:
     """The E109 for a stream whose first block is not text, or ``None`` when it is text."""
-    if not _core.looks_binary(head):
-        return None
-    return Finding("E109", "this is not a text file (NUL bytes or mostly non-UTF-8 in its first "
-                   f"{len(head)} bytes): skipped", source, 1, 1)
+    return _core.not_text_finding(head, source)
 
 
 def iter_games(stream: BinaryIO, source: str, first_line: int = 1, sniff: bool = True,
@@ -365,7 +339,7 @@ def iter_games(stream: BinaryIO, source: str, first_line: int = 1, sniff: bool =
     if binary is not None:
         yield [], [binary]
         return
-    p = _core.Parser(source, first_line, first_game, _rules_check)
+    p = _core.Parser(source, first_line, first_game)
     chunk = head
     while chunk:
         games, found = p.feed(chunk)
@@ -403,7 +377,8 @@ def parse_file(path: str | Path) -> tuple[list[Game], list[Finding]]:
 def expand_paths(paths: Iterable[str | Path]) -> tuple[list[str], list[Finding]]:
     """Files named, and ``*.pitch`` files found recursively in folders named, in a stable order.
 
-    ``-`` stands for standard input.  A path that does not exist is a finding, not an error.
+    ``-`` stands for standard input.  A path that does not exist, and a link to nothing (named,
+    or found inside a folder), is an E100 finding, not an error: the rest is still read.
     """
     out: list[str] = []
     problems: list[Finding] = []
@@ -414,14 +389,22 @@ def expand_paths(paths: Iterable[str | Path]) -> tuple[list[str], list[Finding]]
             continue
         path = Path(s)
         if path.is_dir():
-            found = [str(f) for f in sorted(path.rglob("*.pitch")) if f.is_file()]
-            if not found:
-                problems.append(Finding("E100", f"no *.pitch files in the folder {s}", s, 0, 0))
+            found, dangling = [], []
+            for f in sorted(path.rglob("*.pitch")):
+                if f.is_file():
+                    found.append(str(f))
+                elif f.is_symlink() and not f.exists():
+                    dangling.append(_dangling(str(f)))
+            problems.extend(dangling)
+            if not found and not dangling:
+                problems.append(_core.path_finding("NoLogs", s))
             out.extend(found)
         elif path.is_file():
             out.append(s)
+        elif path.is_symlink():
+            problems.append(_dangling(s))
         else:
-            problems.append(Finding("E100", f"no such file or folder: {s}", s, 0, 0))
+            problems.append(_core.path_finding("NoSuchPath", s))
     seen: set[str] = set()
     unique = []
     for f in out:  # a file named twice (or inside a folder also named) is read once
@@ -430,6 +413,37 @@ def expand_paths(paths: Iterable[str | Path]) -> tuple[list[str], list[Finding]]
             seen.add(key)
             unique.append(f)
     return unique, problems
+
+
+def _dangling(path: str) -> Finding:
+    """The E100 of a link to nothing."""
+    try:
+        target = os.readlink(path)
+    except OSError:
+        target = "?"
+    return _core.path_finding("Unreadable", path, f"it is a link to {target}, which is not there: skipped")
+
+
+#: What the first bytes of a file say it is: see :func:`sniff_file`.
+EMPTY, NOT_TEXT, TEXT = "empty", "not text", "text"
+
+
+def sniff_file(path: str) -> tuple[str, Finding | None]:
+    """What a log file holds, from its first bytes only (a file of any size is never read whole):
+    ``EMPTY`` (no bytes, or a short file of blank lines and comments only), ``NOT_TEXT`` (with
+    the E109 finding) or ``TEXT``. Standard input is ``TEXT``; a file that cannot be opened raises
+    :class:`OSError`."""
+    if path == "-":
+        return TEXT, None
+    with open(path, "rb") as f:
+        head = f.read(_core.SNIFF_BYTES)
+        more = bool(f.read(1))
+    binary = _not_text(head, path)
+    if binary is not None:
+        return NOT_TEXT, binary
+    if not more and all(not line.strip() or line.lstrip().startswith(b"%") for line in head.splitlines()):
+        return EMPTY, None
+    return TEXT, None
 
 
 # --------------------------------------------------------------------------- canonical writer
@@ -450,7 +464,7 @@ def format_bytes(data: bytes, source: str) -> tuple[str, list[Finding]]:
     binary = _not_text(data[:_core.SNIFF_BYTES], source)
     if binary is not None:
         return "", [binary]
-    return _core.format_bytes(data, source, _rules_check)
+    return _core.format_bytes(data, source)
 
 
 def strip_positions(g: Game) -> Game:

@@ -74,7 +74,7 @@ def cpu() -> float:
 def examine(data: bytes, name: str, jobs: int, full: bool) -> tuple[float, float, list]:
     """Wall and CPU seconds, and per hand (microseconds, positions searched, reason not analysed)."""
     t, c = time.perf_counter(), cpu()
-    out = _core.analyze_bytes(data, name, rules_resolver(""), jobs, full, False)
+    _, _, out = _core.analyze_bytes(data, name, rules_resolver(""), jobs, full, False)
     wall, used = time.perf_counter() - t, cpu() - c
     hands = []
     for g in out:

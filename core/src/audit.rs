@@ -295,6 +295,7 @@ pub fn audit_stream<R: Read, S: Sink + 'static>(
                     .findings
                     .extend(summary.findings.into_iter().map(|mut r| {
                         r.game = rename(&r.game, &label, games_before);
+                        r.finding.game = rename(&r.finding.game, &label, games_before);
                         r
                     }));
                 let offset = games_before;

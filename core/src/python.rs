@@ -11,6 +11,8 @@ use crate::notation::{
     Bid, Bids, Deal, Exchange, ExchangeKind, Finding, Game, Hand, Holding, Meta, Name, Named, Note,
     Play, RevokeCall, ScoreEntry, ScoreKind, ScoreLine, Tag, Trick, TrumpLine, Widow, writer,
 };
+use crate::py_finding::PyFinding;
+use crate::py_rules::{PyResolver, PyRules};
 use crate::rules::RuleSet;
 use pyo3::IntoPyObjectExt;
 use pyo3::exceptions::PyValueError;
@@ -38,7 +40,6 @@ struct Classes {
     marker: Py<PyAny>,
     hand: Py<PyAny>,
     game: Py<PyAny>,
-    finding: Py<PyAny>,
 }
 
 static CLASSES: PyOnceLock<Classes> = PyOnceLock::new();
@@ -66,7 +67,6 @@ fn classes(py: Python<'_>) -> PyResult<&Classes> {
             marker: get("Marker")?,
             hand: get("Hand")?,
             game: get("Game")?,
-            finding: get("Finding")?,
         })
     })
 }
@@ -401,35 +401,8 @@ fn game_to_py<'py>(
     t.call(&c.game, args)
 }
 
-fn finding_to_py<'py>(
-    py: Python<'py>,
-    c: &Classes,
-    f: &Finding,
-    source: &Obj<'py>,
-) -> PyResult<Obj<'py>> {
-    let none = py.None().into_bound(py);
-    let opt = |s: &Option<String>| {
-        s.as_ref()
-            .map_or_else(|| none.clone(), |s| PyString::new(py, s).into_any())
-    };
-    let hand = match f.hand {
-        Some(h) => h.into_pyobject(py)?.into_any(),
-        None => none.clone(),
-    };
-    let args = vec![
-        PyString::new(py, f.code.as_str()).into_any(),
-        PyString::new(py, &f.message).into_any(),
-        source.clone(),
-        f.line.into_pyobject(py)?.into_any(),
-        f.column.into_pyobject(py)?.into_any(),
-        PyString::new(py, &f.game).into_any(),
-        hand,
-        none.clone(),
-        none.clone(),
-        opt(&f.expected),
-        opt(&f.recorded),
-    ];
-    c.finding.bind(py).call1(PyTuple::new(py, args)?)
+fn finding_to_py<'py>(py: Python<'py>, f: &Finding, source: &str) -> PyResult<Obj<'py>> {
+    Ok(Bound::new(py, PyFinding::of(f, source, ""))?.into_any())
 }
 
 // ---------------------------------------------------------------------- Python -> Rust
@@ -609,6 +582,8 @@ fn hand_from(g: &mut Game, o: &Obj<'_>) -> PyResult<Hand> {
                     key: name_from(g, &e, "key")?,
                     value: get(&e, "value")?,
                     column: get(&e, "column")?,
+                    value_column: 0,
+                    value_len: 0,
                 });
             }
             let line = Some(ScoreLine {
@@ -616,6 +591,7 @@ fn hand_from(g: &mut Game, o: &Obj<'_>) -> PyResult<Hand> {
                 entries,
                 meta: meta_from(&s)?,
                 unreadable: get(&s, "unreadable")?,
+                end_column: 0,
             });
             match kind {
                 ScoreKind::Score => h.score = line,
@@ -664,102 +640,8 @@ fn game_from(o: &Obj<'_>) -> PyResult<Game> {
 // ---------------------------------------------------------------------- the engine
 
 /// One resolved rule set, read once from an `auditor.rules.Rules`.
-#[pyclass(name = "Rules", module = "auditor._core", frozen)]
-struct PyRules {
-    inner: RuleSet,
-}
-
-fn choice<T: Copy>(o: &Obj<'_>, key: &str, table: &[(&str, T)]) -> PyResult<T> {
-    let v: String = get(o, key)?;
-    table
-        .iter()
-        .find(|(name, _)| *name == v)
-        .map(|(_, t)| *t)
-        .ok_or_else(|| PyValueError::new_err(format!("{key}={v} is not known to the core")))
-}
-
-#[pymethods]
-impl PyRules {
-    #[new]
-    fn new(r: &Bound<'_, PyAny>) -> PyResult<PyRules> {
-        use crate::rules::*;
-        let inner = RuleSet {
-            preset: get(r, "preset")?,
-            players: get(r, "players")?,
-            partnership: get(r, "partnership")?,
-            hand_size: get(r, "hand_size")?,
-            deal_size: get(r, "deal_size")?,
-            deck: deck_from(&get::<String>(r, "deck_kind")?)?,
-            min_bid: get(r, "min_bid")?,
-            top_bid: get(r, "top_bid")?,
-            top_bid_words: get(r, "top_bid_words")?,
-            auction: choice(r, "auction", Auction::ALL)?,
-            dealer_steal: get(r, "dealer_steal")?,
-            steal_smudge: get(r, "steal_smudge")?,
-            all_pass: choice(r, "all_pass", AllPass::ALL)?,
-            sold_contract: get(r, "sold_contract")?,
-            low: choice(r, "low", Low::ALL)?,
-            follow: choice(r, "follow", Follow::ALL)?,
-            follow_name: get(r, "follow")?,
-            trumps_only: get(r, "trumps_only")?,
-            game: get(r, "game")?,
-            count_down: get(r, "count_down")?,
-            going_out: choice(r, "going_out", GoingOut::ALL)?,
-            smudge: choice(r, "smudge", Smudge::ALL)?,
-            trey: get(r, "trey")?,
-            game_point: choice(r, "game_point", GamePoint::ALL)?,
-            revoke: choice(r, "revoke", Revoke::ALL)?,
-            club_settlement: choice(r, "settlement", &[("none", false), ("club", true)])?,
-            draw: get(r, "draw")?,
-            discard: choice(r, "discard", Discard::ALL)?,
-            leftover_to_bidder: choice(r, "leftover", &[("none", false), ("bidder", true)])?,
-            pitching: get(r, "pitching")?,
-            double_loss: get(r, "double_loss")?,
-            first_trick_trump: choice(r, "first_trick_trump", FirstTrickTrump::ALL)?,
-            unsupported: r.call_method0("unsupported")?.extract()?,
-            text: r.call_method0("to_text")?.extract()?,
-            points_in_play: get(r, "points_in_play")?,
-            point_names: get(r, "point_names")?,
-        };
-        Ok(PyRules { inner })
-    }
-
-    /// The most seats this rule set can deal to.
-    #[getter]
-    fn max_seats(&self) -> usize {
-        self.inner.max_seats()
-    }
-}
-
-fn opt_int<'py>(py: Python<'py>, v: Option<i64>) -> PyResult<Obj<'py>> {
-    match v {
-        Some(x) => Ok(x.into_pyobject(py)?.into_any()),
-        None => Ok(py.None().into_bound(py)),
-    }
-}
-
 fn engine_finding<'py>(py: Python<'py>, f: &EngineFinding) -> PyResult<Obj<'py>> {
-    let opt = |s: &Option<String>| -> Obj<'py> {
-        s.as_ref().map_or_else(
-            || py.None().into_bound(py),
-            |s| PyString::new(py, s).into_any(),
-        )
-    };
-    let t = PyTuple::new(
-        py,
-        [
-            PyString::new(py, f.code.as_str()).into_any(),
-            PyString::new(py, &f.message).into_any(),
-            f.line.into_pyobject(py)?.into_any(),
-            f.column.into_pyobject(py)?.into_any(),
-            opt_int(py, f.hand.map(i64::from))?,
-            opt_int(py, f.trick.map(i64::from))?,
-            opt(&f.subject),
-            opt(&f.expected),
-            opt(&f.recorded),
-        ],
-    )?;
-    Ok(t.into_any())
+    Ok(Bound::new(py, PyFinding::of(f, "", ""))?.into_any())
 }
 
 fn cards_py<'py>(py: Python<'py>, cards: &[Card]) -> PyResult<Obj<'py>> {
@@ -876,91 +758,35 @@ fn result_py<'py>(py: Python<'py>, res: &GameResult) -> PyResult<Obj<'py>> {
 
 fn reported_py<'py>(
     py: Python<'py>,
-    c: &Classes,
     r: &crate::audit::Reported,
-    source: &Obj<'py>,
+    source: &str,
 ) -> PyResult<Obj<'py>> {
-    let f = &r.finding;
-    let opt = |s: &Option<String>| -> Obj<'py> {
-        s.as_ref().map_or_else(
-            || py.None().into_bound(py),
-            |s| PyString::new(py, s).into_any(),
-        )
-    };
-    let args = vec![
-        PyString::new(py, f.code.as_str()).into_any(),
-        PyString::new(py, &f.message).into_any(),
-        source.clone(),
-        f.line.into_pyobject(py)?.into_any(),
-        f.column.into_pyobject(py)?.into_any(),
-        PyString::new(py, &r.game).into_any(),
-        opt_int(py, f.hand.map(i64::from))?,
-        opt_int(py, f.trick.map(i64::from))?,
-        opt(&f.subject),
-        opt(&f.expected),
-        opt(&f.recorded),
-    ];
-    c.finding.bind(py).call1(PyTuple::new(py, args)?)
+    Ok(Bound::new(py, PyFinding::of(&r.finding, source, &r.game))?.into_any())
 }
 
-/// Rules tags resolved once per distinct text, from any thread.
+/// The run's rule sets, from the core's resolver: no call into Python from a worker thread.
 fn resolver(
-    resolve: Py<PyAny>,
-) -> impl Fn(Option<&str>) -> Option<std::sync::Arc<RuleSet>> + Send + Sync {
-    let cache: std::sync::Mutex<
-        std::collections::HashMap<Option<String>, Option<std::sync::Arc<RuleSet>>>,
-    > = std::sync::Mutex::new(std::collections::HashMap::new());
-    move |tag: Option<&str>| {
-        let key = tag.map(str::to_string);
-        if let Some(hit) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
-            return hit;
-        }
-        let got = Python::attach(|py| {
-            let r = resolve.bind(py).call1((tag,)).ok()?;
-            let r = r.cast::<PyRules>().ok()?;
-            Some(std::sync::Arc::new(r.get().inner.clone()))
-        });
-        if let Ok(mut c) = cache.lock() {
-            c.insert(key, got.clone());
-        }
-        got
-    }
+    resolve: &PyResolver,
+) -> impl Fn(Option<&str>) -> Option<std::sync::Arc<RuleSet>> + Send + Sync + use<> {
+    let inner = resolve.inner.clone();
+    move |tag: Option<&str>| inner.get(tag)
 }
 
-/// Rules tag checks, cached per distinct text, from any thread.
-fn shared_check(check: Py<PyAny>) -> impl Fn() -> parser::RulesCheck + Sync {
-    type Cache = std::sync::Arc<
-        std::sync::Mutex<std::collections::HashMap<String, Option<(String, usize)>>>,
-    >;
-    let cache: Cache = std::sync::Arc::new(std::sync::Mutex::new(std::collections::HashMap::new()));
-    let check = std::sync::Arc::new(check);
-    move || {
-        let cache = cache.clone();
-        let check = check.clone();
-        Box::new(move |value: &str| {
-            if let Some(hit) = cache.lock().ok().and_then(|c| c.get(value).cloned()) {
-                return hit;
-            }
-            let got = Python::attach(|py| {
-                let r = check.bind(py).call1((value,)).ok()?;
-                if r.is_none() {
-                    return None;
-                }
-                r.extract::<(String, usize)>().ok()
-            });
-            if let Ok(mut c) = cache.lock() {
-                c.insert(value.to_string(), got.clone());
-            }
-            got
-        })
-    }
+/// The core's check of a `Rules` tag, for the parser (E105).
+fn core_check() -> parser::RulesCheck {
+    Box::new(|value: &str| crate::py_rules::check_rules(value))
+}
+
+/// A fresh check for each of a run's parsers.
+fn shared_check() -> impl Fn() -> parser::RulesCheck + Sync {
+    core_check
 }
 
 /// Parse and audit the bytes `start..end` (`end` < 0: to the end) of the file at `path` on
 /// `jobs` threads, the GIL released. Returns the findings (as `auditor.notation.Finding`)
 /// and the counts: games, hands, cards, unscored hands, bytes.
 #[pyfunction]
-#[pyo3(signature = (path, start, end, first_line, first_game, jobs, rules_check, resolve, source=None, progress=None, progress_every=0.1))]
+#[pyo3(signature = (path, start, end, first_line, first_game, jobs, resolve, source=None, progress=None, progress_every=0.1))]
 #[allow(clippy::too_many_arguments)]
 fn audit_file<'py>(
     py: Python<'py>,
@@ -970,15 +796,14 @@ fn audit_file<'py>(
     first_line: u32,
     first_game: u32,
     jobs: usize,
-    rules_check: Py<PyAny>,
-    resolve: Py<PyAny>,
+    resolve: PyRef<'py, PyResolver>,
     source: Option<String>,
     progress: Option<Py<PyAny>>,
     progress_every: f64,
 ) -> PyResult<(Bound<'py, PyList>, u64, u64, u64, u64, u64)> {
     use std::io::{Read, Seek};
-    let check = shared_check(rules_check);
-    let resolve = resolver(resolve);
+    let check = shared_check();
+    let resolve = resolver(&resolve);
     let path_owned = path.to_string();
     let source = source.unwrap_or_else(|| path.to_string());
     let source_name = source.clone();
@@ -1025,18 +850,17 @@ fn audit_file<'py>(
 /// Audit the log in `data` (bytes already in memory: `auditor fix` between its passes), lines
 /// numbered from `first_line` after `first_game` games. Returns the findings, as `audit_file`.
 #[pyfunction]
-#[pyo3(signature = (data, source, first_line, first_game, rules_check, resolve))]
+#[pyo3(signature = (data, source, first_line, first_game, resolve))]
 fn audit_bytes<'py>(
     py: Python<'py>,
     data: Vec<u8>,
     source: &str,
     first_line: u32,
     first_game: u32,
-    rules_check: Py<PyAny>,
-    resolve: Py<PyAny>,
+    resolve: PyRef<'py, PyResolver>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let check = shared_check(rules_check);
-    let resolve = resolver(resolve);
+    let check = shared_check();
+    let resolve = resolver(&resolve);
     let name = source.to_string();
     let summary = py
         .detach(move || {
@@ -1123,11 +947,9 @@ fn findings_py<'py>(
     summary: &crate::audit::Summary,
     source: &str,
 ) -> PyResult<Bound<'py, PyList>> {
-    let c = classes(py)?;
-    let source = PyString::new(py, source).into_any();
     let out = PyList::empty(py);
     for r in &summary.findings {
-        out.append(reported_py(py, c, r, &source)?)?;
+        out.append(reported_py(py, r, source)?)?;
     }
     Ok(out)
 }
@@ -1203,7 +1025,7 @@ fn tables_py<'py>(py: Python<'py>, rows: &crate::tables::Rows) -> PyResult<Bound
 /// table -> column -> Arrow buffers) in input order, the same game twice kept once. Returns
 /// the findings as (game key, Finding), the game keys in order, the legacy keys, and the counts.
 #[pyfunction]
-#[pyo3(signature = (path, start, end, first_line, first_game, jobs, rules_check, resolve, schema, now_us, write, batch_hands, source=None, progress=None, progress_every=0.1))]
+#[pyo3(signature = (path, start, end, first_line, first_game, jobs, resolve, schema, now_us, write, batch_hands, source=None, progress=None, progress_every=0.1))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn import_file<'py>(
     py: Python<'py>,
@@ -1213,8 +1035,7 @@ fn import_file<'py>(
     first_line: u32,
     first_game: u32,
     jobs: usize,
-    rules_check: Py<PyAny>,
-    resolve: Py<PyAny>,
+    resolve: PyRef<'py, PyResolver>,
     schema: Vec<(String, Vec<(String, String)>)>,
     now_us: i64,
     write: Py<PyAny>,
@@ -1249,8 +1070,8 @@ fn import_file<'py>(
         source: source.clone().unwrap_or_else(|| path.to_string()),
         now_us,
     });
-    let check = shared_check(rules_check);
-    let resolve = resolver(resolve);
+    let check = shared_check();
+    let resolve = resolver(&resolve);
     let path_owned = path.to_string();
     let mut ids: Vec<String> = Vec::new();
     let mut legacy: Vec<(String, String)> = Vec::new();
@@ -1323,11 +1144,9 @@ fn import_file<'py>(
     if let Some(e) = error.or_else(|| failed.lock().ok().and_then(|mut e| e.take())) {
         return Err(e);
     }
-    let c = classes(py)?;
-    let source = PyString::new(py, &spec.source).into_any();
     let found = PyList::empty(py);
     for r in &summary.findings {
-        found.append((r.key.clone(), reported_py(py, c, r, &source)?))?;
+        found.append((r.key.clone(), reported_py(py, r, &spec.source)?))?;
     }
     Ok((
         found,
@@ -1350,36 +1169,34 @@ fn split_file(py: Python<'_>, path: &str, chunk_bytes: u64) -> PyResult<Vec<(u64
         .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))
 }
 
-/// The fields of one declaration, as [`catalog`] gives them.
-type DeclarationRow = (
-    &'static str,
-    &'static str,
-    &'static str,
-    &'static str,
-    &'static str,
-    &'static str,
-    &'static str,
-    &'static str,
-);
-
-/// Every finding code's declaration: `[(code, kind, severity, title, why, example, fix, section)]`.
+/// Every finding code's declaration, as dicts: code, kind, severity, title, why, example, fix,
+/// fix_title, section, and its cases (name, fields, template).
 #[pyfunction]
-fn catalog() -> Vec<DeclarationRow> {
-    crate::findings::CATALOG
-        .iter()
-        .map(|d| {
-            (
-                d.code.as_str(),
-                d.code.kind(),
-                d.severity.as_str(),
-                d.title,
-                d.why,
-                d.example,
-                d.fix.as_str(),
-                d.section,
-            )
-        })
-        .collect()
+fn catalog(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
+    let out = PyList::empty(py);
+    for d in crate::findings::CATALOG {
+        let x = PyDict::new(py);
+        x.set_item("code", d.code.as_str())?;
+        x.set_item("kind", d.code.kind())?;
+        x.set_item("severity", d.severity.as_str())?;
+        x.set_item("title", d.title)?;
+        x.set_item("why", d.why)?;
+        x.set_item("example", d.example)?;
+        x.set_item("fix", d.fix.as_str())?;
+        x.set_item("fix_title", d.fix_title)?;
+        x.set_item("section", d.section)?;
+        let cases = PyList::empty(py);
+        for c in d.cases {
+            let y = PyDict::new(py);
+            y.set_item("name", c.name)?;
+            y.set_item("fields", c.fields.to_vec())?;
+            y.set_item("template", c.template)?;
+            cases.append(y)?;
+        }
+        x.set_item("cases", cases)?;
+        out.append(x)?;
+    }
+    Ok(out)
 }
 
 /// The deck shape named `code` (`plain`, `jick`, `jokers`: `Rules.deck_kind`).
@@ -1433,6 +1250,76 @@ fn legal_cards(
     let led = led.map(card_from).transpose()?;
     let rule = engine::play::FollowRule::of(&rules.inner, table, trick, lead);
     Ok(engine::play::legal(rule, table, held, led))
+}
+
+/// Simulate `games` games under `rules` with `players` seats on `jobs` threads (the GIL
+/// released while the bots play), handing the text to `write(str)` a piece at a time, in order.
+/// `faults` are fault names (`revoke`, `score`, `total`, `winner`); games are named
+/// `{id_prefix}-{N}`. Returns the answer key: one dict per finding the faults must cause.
+#[pyfunction]
+#[pyo3(signature = (rules, games, seed, players, faults, id_prefix, jobs, write))]
+#[allow(clippy::too_many_arguments)]
+fn simulate<'py>(
+    py: Python<'py>,
+    rules: &PyRules,
+    games: usize,
+    seed: u64,
+    players: usize,
+    faults: Vec<String>,
+    id_prefix: String,
+    jobs: usize,
+    write: Py<PyAny>,
+) -> PyResult<Bound<'py, PyList>> {
+    use crate::simulate::{Fault, Options, SimError};
+    let faults = faults
+        .iter()
+        .map(|w| {
+            Fault::from_word(w).ok_or_else(|| {
+                let known: Vec<&str> = Fault::ALL.iter().map(|f| f.word()).collect();
+                PyValueError::new_err(format!("unknown fault {w:?} (known: {})", known.join(", ")))
+            })
+        })
+        .collect::<PyResult<Vec<Fault>>>()?;
+    let opts = Options {
+        games,
+        seed,
+        players,
+        faults,
+        id_prefix,
+        jobs,
+    };
+    let failed: std::sync::Mutex<Option<PyErr>> = std::sync::Mutex::new(None);
+    let key = py.detach(|| {
+        crate::simulate::simulate(&rules.inner, &opts, &mut |text| {
+            Python::attach(|py| write.bind(py).call1((text,)).map(|_| ())).map_err(|e| {
+                if let Ok(mut f) = failed.lock() {
+                    *f = Some(e);
+                }
+                std::io::Error::other("the writer failed")
+            })
+        })
+    });
+    if let Some(e) = failed.lock().ok().and_then(|mut f| f.take()) {
+        return Err(e);
+    }
+    let key = key.map_err(|e| match e {
+        SimError::Seats(m) => PyValueError::new_err(m),
+        SimError::Write(e) => pyo3::exceptions::PyOSError::new_err(e.to_string()),
+    })?;
+    let out = PyList::empty(py);
+    for e in &key {
+        let d = PyDict::new(py);
+        d.set_item("game", &e.game)?;
+        d.set_item("line", e.line)?;
+        d.set_item("code", e.code.as_str())?;
+        d.set_item("hand", e.hand)?;
+        d.set_item("player", &e.player)?;
+        if let Some(t) = e.trick {
+            d.set_item("trick", t)?;
+        }
+        out.append(d)?;
+    }
+    Ok(out)
 }
 
 /// Audit games given as `auditor.notation.Game` records, each with its rule set (or None:
@@ -1670,8 +1557,9 @@ fn analyze_records<'py>(
 
 /// Parse the log in `data` (named `source`) and examine its hands as `analyze_records` does,
 /// `resolve` giving each game's rule set from its `Rules` tag. Only the game `game` (its name,
-/// or failing that its number in the file) and the hand numbered `hand`, when given. Each
-/// game's dict also has its `name`.
+/// or failing that its number in the file) and the hand numbered `hand`, when given. Returns
+/// the number of games in the log, the parser's findings (as `auditor.notation.Finding`), and
+/// per game examined its dict (with its `name`), `None` for a game whose rules do not resolve.
 #[pyfunction]
 #[pyo3(signature = (data, source, resolve, jobs=1, full=true, plays=true, game=None, hand=None))]
 #[allow(clippy::too_many_arguments)]
@@ -1679,21 +1567,26 @@ fn analyze_bytes<'py>(
     py: Python<'py>,
     data: Vec<u8>,
     source: &str,
-    resolve: Py<PyAny>,
+    resolve: PyRef<'py, PyResolver>,
     jobs: usize,
     full: bool,
     plays: bool,
     game: Option<String>,
     hand: Option<u32>,
-) -> PyResult<Bound<'py, PyList>> {
-    let resolve = resolver(resolve);
+) -> PyResult<(usize, Bound<'py, PyList>, Bound<'py, PyList>)> {
+    let resolve = resolver(&resolve);
     let source_name = source.to_string();
-    let mut parsed = py.detach(move || {
-        let mut p = Parser::new(&source_name, 1, 0);
+    let (mut parsed, found) = py.detach(move || {
+        let mut p = Parser::new(&source_name, 1, 0).with_rules_check(core_check());
         p.feed(&data);
         p.finish();
-        p.take_games()
+        (p.take_games(), p.take_findings())
     });
+    let in_log = parsed.len();
+    let findings = PyList::empty(py);
+    for f in &found {
+        findings.append(finding_to_py(py, f, source)?)?;
+    }
     let label = parser::file_label(source);
     let mut names: Vec<String> = parsed
         .iter()
@@ -1730,7 +1623,11 @@ fn analyze_bytes<'py>(
         parsed.iter().map(|g| resolve(g.tag("Rules"))).collect();
     let keep = move |_: usize, number: u32| hand.is_none_or(|h| h == number);
     let results = py.detach(|| examine(&parsed, &sets, jobs, depth_of(full), &keep));
-    examined_py(py, &results, Some(&names), plays)
+    Ok((
+        in_log,
+        findings,
+        examined_py(py, &results, Some(&names), plays)?,
+    ))
 }
 
 // ---------------------------------------------------------------------- the module
@@ -1755,39 +1652,27 @@ fn take<'py>(
     }
     let findings = PyList::empty(py);
     for f in p.take_findings() {
-        findings.append(finding_to_py(py, c, &f, &src)?)?;
+        findings.append(finding_to_py(py, &f, source.bind(py).to_str()?)?)?;
     }
     Ok((games, findings))
 }
 
-fn rules_check(check: Py<PyAny>) -> parser::RulesCheck {
-    Box::new(move |value: &str| {
-        Python::attach(|py| {
-            let r = check.bind(py).call1((value,)).ok()?;
-            if r.is_none() {
-                return None;
-            }
-            r.extract::<(String, usize)>().ok()
-        })
-    })
-}
-
 #[pymethods]
 impl PyParser {
-    /// `Parser(source, first_line=1, first_game=0, rules_check=None)`: `rules_check(value)`
-    /// returns `None` for a good `Rules` tag value, else `(message, offset)`.
+    /// `Parser(source, first_line=1, first_game=0, check_rules=True)`: with `check_rules`, a bad
+    /// `Rules` tag is an E105 (the core's check of its presets and keys).
     #[new]
-    #[pyo3(signature = (source, first_line=1, first_game=0, rules_check=None))]
+    #[pyo3(signature = (source, first_line=1, first_game=0, check_rules=true))]
     fn new(
         py: Python<'_>,
         source: &str,
         first_line: u32,
         first_game: u32,
-        rules_check: Option<Py<PyAny>>,
+        check_rules: bool,
     ) -> Self {
         let mut inner = Parser::new(source, first_line, first_game);
-        if let Some(check) = rules_check {
-            inner = inner.with_rules_check(self::rules_check(check));
+        if check_rules {
+            inner = inner.with_rules_check(core_check());
         }
         PyParser {
             inner,
@@ -1851,17 +1736,13 @@ fn game_key(game: &Bound<'_, PyAny>) -> PyResult<String> {
 
 /// Parse `data` and write it back in canonical form: `(text, findings)`.
 #[pyfunction]
-#[pyo3(signature = (data, source, rules_check=None))]
+#[pyo3(signature = (data, source))]
 fn format_bytes<'py>(
     py: Python<'py>,
     data: &[u8],
     source: &str,
-    rules_check: Option<Py<PyAny>>,
 ) -> PyResult<(String, Bound<'py, PyList>)> {
-    let mut p = Parser::new(source, 1, 0);
-    if let Some(check) = rules_check {
-        p = p.with_rules_check(self::rules_check(check));
-    }
+    let mut p = Parser::new(source, 1, 0).with_rules_check(core_check());
     p.feed(data);
     p.finish();
     let text = writer::write_games(&p.take_games());
@@ -1880,11 +1761,13 @@ fn parse_teams<'py>(py: Python<'py>, text: &str) -> PyResult<(Bound<'py, PyDict>
     Ok((d, err))
 }
 
-/// Parse a file in Rust only, with the GIL released: counts of what was read. For benches.
+/// Parse a file in Rust only, with the GIL released: counts of what was read. For benches
+/// (`general`: every line by the general path, the lexer's fast path off).
 #[pyfunction]
-fn scan_file(py: Python<'_>, path: &str) -> PyResult<(u64, u64, u64, u64, u64)> {
+#[pyo3(signature = (path, general=false))]
+fn scan_file(py: Python<'_>, path: &str, general: bool) -> PyResult<(u64, u64, u64, u64, u64)> {
     let path = path.to_string();
-    py.detach(move || crate::scan::scan_file(&path))
+    py.detach(move || crate::scan::scan_file_by(&path, general))
         .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))
 }
 
@@ -1901,6 +1784,25 @@ fn count_lines(py: Python<'_>, path: &str) -> PyResult<(u64, u64)> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyParser>()?;
     m.add_class::<PyRules>()?;
+    m.add_class::<PyResolver>()?;
+    m.add(
+        "RulesProblem",
+        m.py().get_type::<crate::py_rules::RulesProblem>(),
+    )?;
+    m.add_function(wrap_pyfunction!(crate::py_rules::preset, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::py_rules::with_overrides, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::py_rules::resolve_rules, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::py_rules::preset_names, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::py_rules::preset_info, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::py_rules::rule_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::py_rules::define_house_presets, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::py_rules::check_rules, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::py_rules::captured_points, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::py_rules::off_jack, m)?)?;
+    m.add_class::<PyFinding>()?;
+    m.add_function(wrap_pyfunction!(crate::py_finding::_finding_from, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::py_finding::path_finding, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::py_finding::not_text_finding, m)?)?;
     m.add_function(wrap_pyfunction!(audit_records, m)?)?;
     m.add_function(wrap_pyfunction!(trick_winner, m)?)?;
     m.add_function(wrap_pyfunction!(audit_file, m)?)?;
@@ -1913,6 +1815,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trump_table, m)?)?;
     m.add_function(wrap_pyfunction!(speaking_order, m)?)?;
     m.add_function(wrap_pyfunction!(legal_cards, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(parse_card, m)?)?;
     m.add_function(wrap_pyfunction!(file_label, m)?)?;
     m.add_function(wrap_pyfunction!(looks_binary, m)?)?;

@@ -189,13 +189,9 @@ impl Rows {
             return;
         };
         for f in found {
-            let code_s = f.code.as_str();
-            let (k, s) = (
-                f.code.kind(),
-                f.code
-                    .declaration()
-                    .map_or("error", |d| d.severity.as_str()),
-            );
+            let code_s = f.code().as_str();
+            let (k, s) = (f.code().kind(), f.code().declaration().severity.as_str());
+            let compared = f.facts.compared();
             t.str(id, game_id);
             t.str(gname, (!game.is_empty()).then_some(game));
             t.str(code, Some(code_s));
@@ -207,9 +203,9 @@ impl Rows {
             t.int(hand, f.hand.map(i64::from));
             t.int(trick, f.trick.map(i64::from));
             t.str(player, f.subject.as_deref());
-            t.str(message, Some(&f.message));
-            t.str(expected, f.expected.as_deref());
-            t.str(recorded, f.recorded.as_deref());
+            t.str(message, Some(&f.message()));
+            t.str(expected, compared.as_ref().map(|c| c.0.as_str()));
+            t.str(recorded, compared.as_ref().map(|c| c.1.as_str()));
             t.end_row();
         }
     }
@@ -274,14 +270,17 @@ fn json_string(out: &mut String, s: &str) {
 fn tags_json(g: &Game) -> String {
     let mut names: Vec<&str> = Vec::new();
     let mut values: Vec<&str> = Vec::new();
+    // a map, not a scan: a block of 100,000 tags is written in linear time
+    let mut at: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::default();
     for t in &g.tags {
-        match names.iter().position(|n| *n == t.name) {
-            Some(i) => {
+        match at.get(t.name.as_str()) {
+            Some(&i) => {
                 if let Some(v) = values.get_mut(i) {
                     *v = &t.value;
                 }
             }
             None => {
+                at.insert(&t.name, names.len());
                 names.push(&t.name);
                 values.push(&t.value);
             }
@@ -382,7 +381,7 @@ fn legacy_key(g: &Game, found: &[Finding]) -> String {
     };
     h.update(text.as_bytes());
     for f in found {
-        h.update(format!("{}|{}\n", f.code.as_str(), strip_hints(&f.message)).as_bytes());
+        h.update(format!("{}|{}\n", f.code().as_str(), strip_hints(&f.message())).as_bytes());
     }
     let mut out = [0u8; 16];
     if h.finalize_variable(&mut out).is_err() {

@@ -123,11 +123,8 @@ fn hands_per_table() {
                 made: &[],
             };
             let started = std::time::Instant::now();
-            let a = with_context(|ctx| {
-                let a = analyse_record(ctx, &hand, &t.rules, &rec, Depth::Full);
-                a
-            })
-            .unwrap();
+            let a = with_context(|ctx| analyse_record(ctx, &hand, &t.rules, &rec, Depth::Full))
+                .unwrap();
             let us = started.elapsed().as_micros();
             claims += u32::from(a.claim.is_some_and(|c| c < 6));
             if a.phases[4] - a.phases[3] > 20_000 {

@@ -1,8 +1,9 @@
 //! The auction: who speaks in what order, which bids stand, who pitches and for what.
 
 use super::{Finding, Prepared, Seats};
-use crate::notation::lexer::py_repr;
-use crate::notation::{Bid, Code, Game, Hand};
+use crate::findings::auction::{A301, A302, A303, A304, A305, A306, A308, A309};
+use crate::findings::{AlsoWords, DidYouMean, Facts, Listed, Quoted, Spaced};
+use crate::notation::{Bid, Game, Hand};
 use crate::rules::{AllPass, Auction, PITCH_VALUE, RuleSet, Smudge, bid_number};
 
 /// The order the players speak in: clockwise from the dealer's left, dealer last; or, in a
@@ -22,6 +23,148 @@ pub fn speaking_order(rules: &RuleSet, seats: usize, dealer: i32) -> Vec<i32> {
     }
 }
 
+/// How the auction rules one bid, given the bids before it: the one definition of which bids
+/// stand, read by the engine's check of a record and by the bots of `simulate` alike.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ruling {
+    /// A bid higher than the standing one: it stands.
+    Raises,
+    /// The dealer equals the standing bid, and the rules let the dealer steal it.
+    Steals,
+    /// The dealer takes over a pitch (a pitch in a new suit, or the top bid).
+    TakesOver,
+    /// A pitch where the rules have no pitching (A304).
+    NoPitching,
+    /// A bid after another player's pitch by someone other than the dealer (A309).
+    AfterPitch,
+    /// The dealer's takeover of a pitch is neither a pitch in a new suit nor the top bid (A309).
+    BadTakeover,
+    /// A pitch (worth this much) not above the standing bid (A303).
+    PitchNotHigher(i32),
+    /// No bid, or one outside `min_bid` to the top bid (A304).
+    OutOfRange,
+    /// The dealer equals the standing bid (of this value) where the dealer may not steal (A305).
+    NoSteal(i32),
+    /// The dealer equals a standing top bid (of this value) that may not be stolen (A305).
+    NoStealTop(i32),
+    /// A bid (of this value) not above the standing one (A303).
+    NotHigher(i32),
+}
+
+impl Ruling {
+    /// Whether the bid stands (it raises, steals or takes over).
+    pub fn stands(self) -> bool {
+        matches!(self, Ruling::Raises | Ruling::Steals | Ruling::TakesOver)
+    }
+}
+
+/// Where an auction stands after the bids spoken so far.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Standing {
+    /// The standing bid's value (0: none yet).
+    pub high: i32,
+    /// Who holds it (-1: nobody).
+    pub high_seat: i32,
+    /// A player other than the dealer who pitched: only the dealer may speak after (-1: none).
+    pub pitched: i32,
+    /// The suit written with that pitch (-1: none).
+    pub pitched_suit: i32,
+    dealer: i32,
+    sell: bool,
+}
+
+impl Standing {
+    /// An auction before anyone has spoken, `dealer` dealing (`sell`: a selling auction).
+    pub fn new(dealer: i32, sell: bool) -> Standing {
+        Standing {
+            high: 0,
+            high_seat: -1,
+            pitched: -1,
+            pitched_suit: -1,
+            dealer,
+            sell,
+        }
+    }
+
+    /// Rule on `seat`'s bid worth `value` (None: no bid word), `pitch` holding the suit written with
+    /// a pitch (-1: none) when the bid is one, and take it into the standing when it stands.
+    pub fn bid(
+        &mut self,
+        rules: &RuleSet,
+        seat: i32,
+        value: Option<i32>,
+        pitch: Option<i32>,
+    ) -> Ruling {
+        let is_pitch = pitch.is_some();
+        if is_pitch && !rules.pitching {
+            return Ruling::NoPitching;
+        }
+        if let (true, Some(v)) = (self.pitched >= 0, value) {
+            if seat != self.dealer {
+                return Ruling::AfterPitch;
+            }
+            // a takeover is a pitch in a new suit, or a top bid (a smudge is no pitch: its suit is free)
+            let suit = pitch.unwrap_or(-1);
+            let same = suit >= 0 && suit == self.pitched_suit;
+            if (is_pitch && same) || (!is_pitch && v != rules.top_bid) {
+                return Ruling::BadTakeover;
+            }
+            (self.high, self.high_seat) = (v, seat);
+            return Ruling::TakesOver;
+        }
+        if let (Some(suit), Some(v)) = (pitch, value) {
+            if v <= self.high {
+                return Ruling::PitchNotHigher(v);
+            }
+            // a pitch by the dealer ends the auction; anyone else's leaves the dealer a takeover
+            (self.pitched, self.pitched_suit) = if seat != self.dealer {
+                (seat, suit)
+            } else {
+                (-1, -1)
+            };
+        }
+        let Some(v) = value.filter(|&v| rules.min_bid <= v && v <= rules.top_bid) else {
+            return Ruling::OutOfRange;
+        };
+        if v > self.high {
+            (self.high, self.high_seat) = (v, seat);
+            Ruling::Raises
+        } else if v == self.high && seat == self.dealer && !self.sell {
+            if !rules.dealer_steal {
+                Ruling::NoSteal(v)
+            } else if v == rules.top_bid && !rules.steal_smudge {
+                Ruling::NoStealTop(v)
+            } else {
+                self.high_seat = seat;
+                Ruling::Steals
+            }
+        } else {
+            Ruling::NotHigher(v)
+        }
+    }
+
+    /// How `seat`'s bid would be ruled, the standing left as it is.
+    pub fn would(
+        &self,
+        rules: &RuleSet,
+        seat: i32,
+        value: Option<i32>,
+        pitch: Option<i32>,
+    ) -> Ruling {
+        let mut trial = *self;
+        trial.bid(rules, seat, value, pitch)
+    }
+
+    /// Whether `seat` may pass: not the dealer when everybody passed under `all_pass=dealer-bids`
+    /// (the dealer must then bid at least `min_bid`; a record where the dealer passes is A306).
+    pub fn may_pass(&self, rules: &RuleSet, seat: i32) -> bool {
+        !(rules.all_pass == AllPass::DealerBids
+            && !self.sell
+            && seat == self.dealer
+            && self.high_seat < 0)
+    }
+}
+
 /// Check the auction; set pitcher, contract, high bid and sale on `prep`.
 pub fn auction(
     h: &Hand,
@@ -32,23 +175,10 @@ pub fn auction(
     game: &Game,
 ) {
     let line = h.bids.as_ref().map_or(h.meta.line, |b| b.meta.line);
-    let find = |prep: &mut Prepared, code: Code, msg: String, col: u32, subject: Option<&str>| {
-        let mut f = Finding::new(code, msg, line, col);
+    let find = |prep: &mut Prepared, facts: Facts, col: u32, subject: Option<&str>| {
+        let mut f = Finding::new(facts, line, col);
         f.subject = subject.map(str::to_string);
         prep.push(f);
-    };
-    let find_cmp = |prep: &mut Prepared,
-                    code: Code,
-                    msg: String,
-                    col: u32,
-                    subject: &str,
-                    exp: String,
-                    rec: String| {
-        prep.push(
-            Finding::new(code, msg, line, col)
-                .about(subject)
-                .compare(exp, rec),
-        );
     };
     let word = |b: &Bid| game.word_of(b.word);
     let player = |b: &Bid| game.name_of(b.player);
@@ -69,12 +199,11 @@ pub fn auction(
                 if seats.seat(last.player) != eldest {
                     find(
                         prep,
-                        Code::A308,
-                        format!(
-                            "the last word of a selling auction belongs to the eldest hand {}, not {}",
-                            seats.name(eldest),
-                            player(last)
-                        ),
+                        A308::LastWordNotEldest {
+                            eldest: seats.name(eldest).into(),
+                            player: player(last).into(),
+                        }
+                        .into(),
                         last.column,
                         Some(player(last)),
                     );
@@ -89,11 +218,10 @@ pub fn auction(
         if spoken.contains(&seat) {
             find(
                 prep,
-                Code::A302,
-                format!(
-                    "{} bids twice in one auction (each player speaks once)",
-                    player(b)
-                ),
+                A302::BidsTwice {
+                    player: player(b).into(),
+                }
+                .into(),
                 b.column,
                 Some(player(b)),
             );
@@ -122,20 +250,18 @@ pub fn auction(
             .map_or("nobody (everyone has spoken)".to_string(), |&o| {
                 seats.name(o).to_string()
             });
-        let who: Vec<&str> = order.iter().map(|&x| seats.name(x)).collect();
-        find_cmp(
+        let who: Vec<String> = order.iter().map(|&x| seats.name(x).to_string()).collect();
+        find(
             prep,
-            Code::A301,
-            format!(
-                "{} bids out of turn: expected {exp} (order from the {}'s left: {})",
-                player(b),
-                if sell { "eldest hand" } else { "dealer" },
-                who.join(" ")
-            ),
+            A301::OutOfTurn {
+                player: player(b).into(),
+                expected: exp,
+                from: if sell { "eldest hand" } else { "dealer" },
+                order: Spaced(who),
+            }
+            .into(),
             b.column,
-            player(b),
-            exp.clone(),
-            player(b).to_string(),
+            Some(player(b)),
         );
         broke = true;
         break;
@@ -145,27 +271,22 @@ pub fn auction(
     }
     if let Some(bl) = &h.bids {
         if !missing.is_empty() && !bl.unreadable {
-            let names: Vec<&str> = missing.iter().map(|&x| seats.name(x)).collect();
-            let names = names.join(", ");
-            find_cmp(
+            let names: Vec<String> = missing.iter().map(|&x| seats.name(x).to_string()).collect();
+            find(
                 prep,
-                Code::A301,
-                format!(
-                    "the auction is missing {names}: with auction={} every player speaks once, passes included",
-                    rules.auction.word()
-                ),
+                A301::Missing {
+                    players: Listed(names),
+                    auction: rules.auction.word(),
+                }
+                .into(),
                 1,
-                seats.name(missing.first().copied().unwrap_or(-1)),
-                names.clone(),
-                "nothing".into(),
+                Some(seats.name(missing.first().copied().unwrap_or(-1))),
             );
         }
     }
-    let (mut high, mut high_seat) = (0i32, -1i32);
-    let mut pitched = -1i32;
+    let mut standing = Standing::new(dealer, sell);
     // the highest bid that is no legal bid (A304): (number, by the dealer, seat)
     let mut faulty: Option<(i32, bool, i32)> = None;
-    let range = format!("{}-{}", rules.min_bid, rules.top_bid);
     for &(seat, b) in &first_time {
         let w = word(b);
         let who = player(b);
@@ -175,211 +296,182 @@ pub fn auction(
         if w == "sells" || w == "keeps" {
             find(
                 prep,
-                Code::A308,
-                format!(
-                    "{who} says {}, which only the eldest hand says, last, in a selling auction (auction=sell)",
-                    py_repr(w)
-                ),
+                A308::EldestWordEarly {
+                    player: who.into(),
+                    word: Quoted(w.into()),
+                }
+                .into(),
                 b.column,
                 Some(who),
             );
             continue;
         }
         let is_pitch = w.split(' ').next() == Some("pitch");
-        if is_pitch && !rules.pitching {
-            find_cmp(
-                prep,
-                Code::A304,
-                format!(
-                    "{who} pitches in the auction, but {} has no pitching (pitching=off)",
-                    rules.preset
-                ),
-                b.column,
-                who,
-                range.clone(),
-                w.to_string(),
-            );
-            prep.bid_of.push((seat, 0));
-            faulty = faulty.max(Some((PITCH_VALUE, seat == dealer, seat)));
-            continue;
-        }
-        if is_pitch {
+        if is_pitch && rules.pitching {
             prep.pitchers.push(seat);
         }
-        let value = rules.bid_value(w); // pitching is on here: a pitch is worth four
-        if is_pitch && w.len() > 6 {
-            let suit = "SHDC"
+        let value = rules.bid_value(w); // with pitching on, a pitch is worth four
+        let mut suit = -1;
+        if is_pitch && rules.pitching && w.len() > 6 {
+            suit = "SHDC"
                 .find(w.chars().last().unwrap_or('?'))
                 .map_or(-1, |s| s as i32);
             prep.pitch_suits.push((seat, suit));
         }
-        let in_range = value.is_some_and(|v| rules.min_bid <= v && v <= rules.top_bid);
-        if let (true, Some(v)) = (in_range, value) {
-            prep.bid_of.push((seat, v)); // a bid in range: the table may have let it stand (judged as played)
-        }
-        if pitched >= 0 {
-            if let Some(v) = value {
-                if seat != dealer {
-                    find_cmp(
-                        prep,
-                        Code::A309,
-                        format!(
-                            "{who} bids after {}'s pitch: with pitching=on only the dealer {} may then take over",
-                            seats.name(pitched),
-                            seats.name(dealer)
-                        ),
-                        b.column,
-                        who,
-                        "pass".into(),
-                        w.to_string(),
-                    );
-                    continue;
-                }
-                // a takeover is a pitch in a new suit, or a top bid (a smudge is no pitch: its suit is free)
-                let same = is_pitch
-                    && prep.pitch_suit(seat) >= 0
-                    && prep.pitch_suit(seat) == prep.pitch_suit(pitched);
-                if (is_pitch && same) || (!is_pitch && v != rules.top_bid) {
-                    find_cmp(
-                        prep,
-                        Code::A309,
-                        format!(
-                            "the dealer {who} takes over {}'s pitch with {}: a takeover is a pitch in a new suit or a smudge",
-                            seats.name(pitched),
-                            py_repr(w)
-                        ),
-                        b.column,
-                        who,
-                        "pitch in another suit, or smudge".into(),
-                        w.to_string(),
-                    );
-                    continue;
-                }
-                prep.takeover = true;
-                high = v;
-                high_seat = seat;
-                continue;
+        if let Some(v) = value.filter(|&v| rules.min_bid <= v && v <= rules.top_bid) {
+            if !is_pitch || rules.pitching {
+                prep.bid_of.push((seat, v)); // a bid in range: the table may have let it stand (judged as played)
             }
         }
-        if let (true, Some(v)) = (is_pitch, value) {
-            if v <= high {
-                find_cmp(
+        let (high, high_seat, pitched) = (standing.high, standing.high_seat, standing.pitched);
+        match standing.bid(rules, seat, value, is_pitch.then_some(suit)) {
+            Ruling::Raises | Ruling::Steals => {}
+            Ruling::TakesOver => prep.takeover = true,
+            Ruling::NoPitching => {
+                find(
                     prep,
-                    Code::A303,
-                    format!(
-                        "{who} pitches (worth {v}) over a standing bid of {high} by {}: a pitch must beat the standing bid",
-                        seats.name(high_seat)
-                    ),
+                    A304::NoPitching {
+                        player: who.into(),
+                        preset: rules.preset.clone(),
+                        word: w.into(),
+                        min_bid: rules.min_bid,
+                        max_bid: rules.top_bid,
+                    }
+                    .into(),
                     b.column,
-                    who,
-                    format!("a standing bid below {v}"),
-                    w.to_string(),
+                    Some(who),
                 );
-                continue;
-            }
-            pitched = if seat != dealer { seat } else { -1 };
-            prep.pitched_by = pitched;
-        }
-        let Some(value) = value.filter(|_| in_range) else {
-            let words = if rules.top_bid_words.is_empty() {
-                String::new()
-            } else {
-                format!(", {}", rules.top_bid_words.join("/"))
-            };
-            // a word that is no bid at all may be a slip of one (`pas`: `pass`)
-            let hint = if value.is_none() {
-                let mut known: Vec<&str> = vec!["pass"];
-                known.extend(rules.top_bid_words.iter().map(String::as_str));
-                if rules.pitching {
-                    known.push("pitch");
-                }
-                if sell {
-                    known.extend(["sells", "keeps"]);
-                }
-                crate::notation::parser::did_you_mean(w, known.into_iter())
-                    .map(|k| format!(" (did you mean '{k}'?)"))
-                    .unwrap_or_default()
-            } else {
-                String::new()
-            };
-            find_cmp(
-                prep,
-                Code::A304,
-                format!(
-                    "{who} bids {}{hint}: {} bids run from {} to {}{words} (min_bid={}, max_bid={})",
-                    py_repr(w),
-                    rules.preset,
-                    rules.min_bid,
-                    rules.top_bid,
-                    rules.min_bid,
-                    rules.top_bid
-                ),
-                b.column,
-                who,
-                range.clone(),
-                w.to_string(),
-            );
-            // a bid that is no legal bid may still be the one the table played on, but never as a contract
-            if let Some(n) = bid_number(w).filter(|&n| n > 0) {
                 prep.bid_of.push((seat, 0));
-                faulty = faulty.max(Some((n, seat == dealer, seat)));
+                faulty = faulty.max(Some((PITCH_VALUE, seat == dealer, seat)));
             }
-            continue;
-        };
-        let is_dealer = seat == dealer && !sell;
-        if value > high {
-            high = value;
-            high_seat = seat;
-        } else if value == high && is_dealer {
-            if !rules.dealer_steal {
-                find_cmp(
+            Ruling::AfterPitch => {
+                find(
                     prep,
-                    Code::A305,
-                    format!(
-                        "the dealer {who} equals the high bid {high}: {} does not let the dealer steal (dealer_steal=off: the dealer must bid higher)",
-                        rules.preset
-                    ),
+                    A309::BidAfterPitch {
+                        player: who.into(),
+                        pitcher: seats.name(pitched).into(),
+                        dealer: seats.name(dealer).into(),
+                        word: w.into(),
+                    }
+                    .into(),
                     b.column,
-                    who,
-                    format!("more than {high}"),
-                    value.to_string(),
+                    Some(who),
                 );
-            } else if value == rules.top_bid && !rules.steal_smudge {
+            }
+            Ruling::BadTakeover => {
+                find(
+                    prep,
+                    A309::BadTakeover {
+                        dealer: who.into(),
+                        pitcher: seats.name(pitched).into(),
+                        word: Quoted(w.into()),
+                    }
+                    .into(),
+                    b.column,
+                    Some(who),
+                );
+            }
+            Ruling::PitchNotHigher(v) => {
+                find(
+                    prep,
+                    A303::PitchTooLow {
+                        player: who.into(),
+                        worth: v,
+                        high,
+                        by: seats.name(high_seat).into(),
+                        word: w.into(),
+                    }
+                    .into(),
+                    b.column,
+                    Some(who),
+                );
+            }
+            Ruling::OutOfRange => {
+                // a word that is no bid at all may be a slip of one (`pas`: `pass`)
+                let hint = if value.is_none() {
+                    let mut known: Vec<&str> = vec!["pass"];
+                    known.extend(rules.top_bid_words.0.iter().map(String::as_str));
+                    if rules.pitching {
+                        known.push("pitch");
+                    }
+                    if sell {
+                        known.extend(["sells", "keeps"]);
+                    }
+                    crate::notation::parser::did_you_mean(w, known.into_iter()).map(str::to_string)
+                } else {
+                    None
+                };
+                find(
+                    prep,
+                    A304::OutOfRange {
+                        player: who.into(),
+                        word: Quoted(w.into()),
+                        suggestion: DidYouMean(hint),
+                        preset: rules.preset.clone(),
+                        min_bid: rules.min_bid,
+                        max_bid: rules.top_bid,
+                        top_bid_words: AlsoWords(rules.top_bid_words.0.clone()),
+                    }
+                    .into(),
+                    b.column,
+                    Some(who),
+                );
+                // a bid that is no legal bid may still be the one the table played on, but never as a contract
+                if let Some(n) = bid_number(w).filter(|&n| n > 0) {
+                    prep.bid_of.push((seat, 0));
+                    faulty = faulty.max(Some((n, seat == dealer, seat)));
+                }
+            }
+            Ruling::NoSteal(_) => {
+                find(
+                    prep,
+                    A305::NoSteal {
+                        dealer: who.into(),
+                        high,
+                        preset: rules.preset.clone(),
+                    }
+                    .into(),
+                    b.column,
+                    Some(who),
+                );
+            }
+            Ruling::NoStealTop(_) => {
                 let what = if !w.is_empty() && w.chars().all(char::is_alphabetic) {
                     w
                 } else {
                     "top bid"
                 };
-                find_cmp(
+                find(
                     prep,
-                    Code::A305,
-                    format!(
-                        "the dealer {who} equals a {what} of {high}: in {} a smudge cannot be stolen (steal_smudge=off)",
-                        rules.preset
-                    ),
+                    A305::NoSmudgeSteal {
+                        dealer: who.into(),
+                        what: what.into(),
+                        high,
+                        preset: rules.preset.clone(),
+                    }
+                    .into(),
                     b.column,
-                    who,
-                    "pass".into(),
-                    value.to_string(),
+                    Some(who),
                 );
-            } else {
-                high_seat = seat;
             }
-        } else {
-            find_cmp(
-                prep,
-                Code::A303,
-                format!(
-                    "{who} bids {value}, not higher than the standing bid of {high} by {}",
-                    seats.name(high_seat)
-                ),
-                b.column,
-                who,
-                format!("more than {high}"),
-                value.to_string(),
-            );
+            Ruling::NotHigher(value) => {
+                find(
+                    prep,
+                    A303::NotHigher {
+                        player: who.into(),
+                        bid: value,
+                        high,
+                        by: seats.name(high_seat).into(),
+                    }
+                    .into(),
+                    b.column,
+                    Some(who),
+                );
+            }
         }
     }
+    prep.pitched_by = standing.pitched;
+    let (high, high_seat) = (standing.high, standing.high_seat);
     prep.high_bid = high;
     let has_tricks = !h.tricks.is_empty();
     if sell {
@@ -399,11 +491,10 @@ pub fn auction(
                 _ => {
                     find(
                         prep,
-                        Code::A308,
-                        format!(
-                            "the eldest hand {} must end a selling auction with `sells` or `keeps`",
-                            seats.name(eldest)
-                        ),
+                        A308::NoLastWord {
+                            eldest: seats.name(eldest).into(),
+                        }
+                        .into(),
                         1,
                         Some(seats.name(eldest)),
                     );
@@ -415,11 +506,10 @@ pub fn auction(
             if let (Some("sells"), Some(b)) = (fw, final_word) {
                 find(
                     prep,
-                    Code::A308,
-                    format!(
-                        "{} sells, but nobody bid: with no bid the eldest hand pitches",
-                        seats.name(eldest)
-                    ),
+                    A308::SellsNothing {
+                        eldest: seats.name(eldest).into(),
+                    }
+                    .into(),
                     b.column,
                     Some(seats.name(eldest)),
                 );
@@ -443,11 +533,10 @@ pub fn auction(
                 if has_tricks {
                     find(
                         prep,
-                        Code::A306,
-                        format!(
-                            "everybody passed: under {} (all_pass=redeal) the hand is thrown in and the same dealer deals again, but the record plays it",
-                            rules.preset
-                        ),
+                        A306::PlayedAfterRedeal {
+                            preset: rules.preset.clone(),
+                        }
+                        .into(),
                         1,
                         None,
                     );
@@ -463,13 +552,12 @@ pub fn auction(
                 if said == "pass" {
                     find(
                         prep,
-                        Code::A306,
-                        format!(
-                            "everybody passed, including the dealer {}: under {} (all_pass=dealer-bids) the dealer must then bid at least {} (min_bid)",
-                            seats.name(dealer),
-                            rules.preset,
-                            rules.min_bid
-                        ),
+                        A306::DealerPassed {
+                            dealer: seats.name(dealer).into(),
+                            preset: rules.preset.clone(),
+                            min_bid: rules.min_bid,
+                        }
+                        .into(),
                         1,
                         Some(seats.name(dealer)),
                     );
@@ -494,13 +582,12 @@ pub fn auction(
                 if has_tricks {
                     find(
                         prep,
-                        Code::A306,
-                        format!(
-                            "everybody passed: under {} (all_pass=dealer-set-back) the hand is not played and the dealer {}'s side is set back {}, but the record plays it",
-                            rules.preset,
-                            seats.name(dealer),
-                            rules.min_bid
-                        ),
+                        A306::PlayedAfterSetBack {
+                            preset: rules.preset.clone(),
+                            dealer: seats.name(dealer).into(),
+                            min_bid: rules.min_bid,
+                        }
+                        .into(),
                         1,
                         Some(seats.name(dealer)),
                     );
@@ -518,11 +605,10 @@ pub fn auction(
     {
         find(
             prep,
-            Code::A306,
-            format!(
-                "everybody passed and the hand was thrown in, but under {} (all_pass=eldest-pitches) the eldest hand pitches with no contract",
-                rules.preset
-            ),
+            A306::ThrownIn {
+                preset: rules.preset.clone(),
+            }
+            .into(),
             1,
             None,
         );

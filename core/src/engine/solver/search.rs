@@ -275,12 +275,7 @@ impl Solver<'_> {
     fn root(&mut self, p: &Position, alpha: i32, beta: i32) -> i32 {
         self.question = self.ctx.question(self.layout.trump(), self.objective);
         let n = self.layout.node(p);
-        let before = self.ctx.nodes;
-        let v = self.gain_from(&n, alpha, beta);
-        if std::env::var("PROBES").is_ok() && self.ctx.nodes - before > 50 {
-            eprintln!("probe q{} tricks {} len {} window {alpha}..{beta} -> {v}: {} positions", self.question, p.tricks_done, p.trick_len, self.ctx.nodes - before);
-        }
-        v
+        self.gain_from(&n, alpha, beta)
     }
 
     /// What the counted sides gain from `n` under perfect play (fail-soft alpha-beta in `alpha..beta`).

@@ -3,7 +3,7 @@
 //! ([`super::reference`]) on whole hands, question by question, with one context shared by
 //! every question of a hand as the analysis shares it.
 
-#![allow(clippy::indexing_slicing, clippy::unwrap_used)]
+#![allow(clippy::indexing_slicing, clippy::unwrap_used, clippy::panic)]
 
 use std::sync::Arc;
 
@@ -11,7 +11,7 @@ use super::reference;
 use super::*;
 use crate::cards::{CardMask, cards_of};
 use crate::engine::contract::Contract;
-use crate::rules::{FirstTrickTrump, Follow, RuleSet};
+use crate::rules::RuleSet;
 
 /// An exhaustive minimax over the engine's legal cards: no pruning, no table, no grouping.
 fn minimax(l: &Layout, p: &Position, obj: &Objective) -> i32 {
@@ -52,9 +52,20 @@ pub(crate) struct Table {
     pub sides: Vec<i32>,
 }
 
-fn table(name: &'static str, preset: &str, n: usize, tweak: impl Fn(&mut RuleSet)) -> Table {
-    let mut rules = crate::rules::tests_support::preset(preset);
-    tweak(&mut rules);
+/// The real preset, from the presets file (the one the engine audits with).
+fn rules_for(preset: &str) -> RuleSet {
+    match crate::rules::preset(preset) {
+        Ok(r) => r,
+        Err(e) => panic!("{preset}: {}", e.message),
+    }
+}
+
+/// A table of `n` seats under the rules of a `Rules` tag (a preset and its overrides).
+fn table(name: &'static str, tag: &str, n: usize) -> Table {
+    let rules = match crate::rules::parse_rules(tag) {
+        Ok(r) => r,
+        Err(e) => panic!("{tag}: {}", e.message),
+    };
     let teams = if n == 6 { 3 } else { 2 };
     let sides = (0..n as i32)
         .map(|s| if rules.partnership { s % teams } else { s })
@@ -70,36 +81,25 @@ fn table(name: &'static str, preset: &str, n: usize, tweak: impl Fn(&mut RuleSet
 /// presets allow (the selling auction and setback play as the auction does).
 pub(crate) fn tables() -> Vec<Table> {
     vec![
-        table("auction-3", "auction", 3, |_| {}),
-        table("auction-4", "auction", 4, |_| {}),
-        table("auction-5", "auction", 5, |_| {}),
-        table("auction-7", "auction", 7, |_| {}),
-        table("sell-8", "auction", 8, |r| {
-            r.smudge = crate::rules::Smudge::None
-        }),
-        table("partnership", "partnership", 4, |_| {}),
-        table("partnership-free", "partnership", 4, |r| {
-            r.first_trick_trump = FirstTrickTrump::Free
-        }),
-        table("partnership-6", "partnership", 6, |_| {}),
-        table("cutthroat-2", "cutthroat", 2, |_| {}),
-        table("cutthroat-3", "cutthroat", 3, |_| {}),
-        table("cutthroat-5", "cutthroat", 5, |_| {}),
-        table("cutthroat-6", "cutthroat", 6, |_| {}),
-        table("tenpoint", "tenpoint", 4, |_| {}),
-        table("tenpoint-6", "tenpoint", 6, |_| {}),
-        table("tenpoint-strict", "tenpoint", 4, |r| {
-            r.follow = Follow::Strict
-        }),
-        table("tenpoint-free", "tenpoint", 4, |r| {
-            r.follow = Follow::FreeWhenVoid
-        }),
-        table("tenpoint-ten", "tenpoint", 4, |r| {
-            r.game_point = crate::rules::GamePoint::Ten;
-            r.trey = false
-        }),
-        table("tenpoint52", "tenpoint52", 4, |_| {}),
-        table("smear", "smear", 4, |_| {}),
+        table("auction-3", "auction", 3),
+        table("auction-4", "auction", 4),
+        table("auction-5", "auction", 5),
+        table("auction-7", "auction", 7),
+        table("sell-8", "auction smudge=none", 8),
+        table("partnership", "partnership", 4),
+        table("partnership-free", "partnership first_trick_trump=free", 4),
+        table("partnership-6", "partnership", 6),
+        table("cutthroat-2", "cutthroat", 2),
+        table("cutthroat-3", "cutthroat", 3),
+        table("cutthroat-5", "cutthroat", 5),
+        table("cutthroat-6", "cutthroat", 6),
+        table("tenpoint", "tenpoint", 4),
+        table("tenpoint-6", "tenpoint", 6),
+        table("tenpoint-strict", "tenpoint follow=strict", 4),
+        table("tenpoint-free", "tenpoint follow=free-when-void", 4),
+        table("tenpoint-ten", "tenpoint game_point=ten trey=off", 4),
+        table("tenpoint52", "tenpoint52", 4),
+        table("smear", "smear", 4),
     ]
 }
 
@@ -339,7 +339,7 @@ fn the_solver_gives_the_values_the_reference_gave_on_many_whole_hands() {
 fn equivalent_cards_keep_who_holds_what_in_order() {
     // spades not trump: Ann 2S 4S, Bob 3S 5S, Cal AS; after 2S and 3S go the rest is as it
     // was after 4S and 5S would have been, save which card each still holds
-    let rules = Arc::new(crate::rules::tests_support::preset("auction"));
+    let rules = Arc::new(rules_for("auction"));
     let c = |t: &str| crate::cards::Card::parse(t).unwrap().bit();
     let hands = [c("2S") | c("4S"), c("3S") | c("5S"), c("AS") | c("2H")];
     let l = Layout::new(rules, 1, &[0, 1, 2], &hands).unwrap();
