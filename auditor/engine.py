@@ -163,47 +163,67 @@ class HandAnalysis:
         return max(self.par_by_trump, key=lambda t: (t[1], t[0] == self.trump))
 
 
+def _hand_analyses(game_name: str, d: dict) -> list[HandAnalysis]:
+    """A game's examination as the core gives it (see ``_core.analyze_records``), as ``HandAnalysis`` rows."""
+    names, sides, side_of = d["names"], d["sides"], d["side_of"]
+    name = lambda s: names[s] if 0 <= s < len(names) else "?"  # noqa: E731
+    side = lambda p: sides[side_of[p]] if 0 <= p < len(side_of) and 0 <= side_of[p] < len(sides) else None  # noqa: E731
+    rows = []
+    for number, timed in d["hands"]:
+        if timed is None:
+            continue
+        a, micros = timed
+        if isinstance(a, str):
+            rows.append(HandAnalysis(game_name, number, not_analysable=a, micros=micros))
+            continue
+        p = a["pitcher"]
+        rows.append(HandAnalysis(
+            game_name, number, pitcher=name(p), pitcher_side=side(p),
+            contract=a["contract"], trump=SUITS[a["trump"]], par=a["par"],
+            par_by_trump=tuple((SUITS[t], v) for t, v in a["par_by_trump"]),
+            par_by_trump_unknown=a["par_by_trump_unknown"], result=a["result"],
+            plays=tuple(PlayCost(t, pos, name(s), CARD_NAMES[c], b, af, cost, ill, tuple(CARD_NAMES[x] for x in best))
+                        for t, pos, s, c, b, af, cost, ill, best in a["plays"]),
+            claim=a["claim"],
+            revokes=tuple(RevokeDamage(t, pos, name(s), tuple(sides[i] for i in range(len(sides)) if inn >> i & 1),
+                                       sure, took, tuple((name(ps), CARD_NAMES[c]) for ps, c in line))
+                          for t, pos, s, inn, sure, took, line in a["revokes"]),
+            perfect=tuple((name(ps), CARD_NAMES[c]) for ps, c in a["perfect"]),
+            micros=micros,
+        ))
+    return rows
+
+
 def analyze_games(games: Iterable[Game], override: str = "", jobs: int = 1,
-                  full: bool = True) -> list[list[HandAnalysis]]:
+                  full: bool = True, plays: bool = True) -> list[list[HandAnalysis]]:
     """Examine every hand of a batch of games under perfect play, in the core (GIL released).
 
     One list per game, one :class:`HandAnalysis` per hand that was played (thrown-in hands and
     misdeals have none); a game whose rules cannot be resolved gives an empty list.
     ``full=False``: par with the trump pitched and each card's cost only (no par by trump, no claim).
+    ``plays=False``: ``plays`` holds only the mistakes (the cards that cost their side something).
     """
     games = list(games)
     rule_sets = _rule_sets(games, override)
     cores = list(rule_sets)
-    out: list[list[HandAnalysis]] = []
-    for game, r, d in zip(games, rule_sets, _core.analyze_records(games, cores, jobs, full)):
-        if r is None or d is None:
-            out.append([])
-            continue
-        names, sides, side_of = d["names"], d["sides"], d["side_of"]
-        name = lambda s: names[s] if 0 <= s < len(names) else "?"  # noqa: E731
-        rows = []
-        for h, timed in zip(game.hands, d["hands"]):
-            if timed is None:
-                continue
-            a, micros = timed
-            if isinstance(a, str):
-                rows.append(HandAnalysis(game.name, h.number, not_analysable=a, micros=micros))
-                continue
-            p = a["pitcher"]
-            rows.append(HandAnalysis(
-                game.name, h.number, pitcher=name(p),
-                pitcher_side=sides[side_of[p]] if 0 <= p < len(side_of) and 0 <= side_of[p] < len(sides) else None,
-                contract=a["contract"], trump=SUITS[a["trump"]], par=a["par"],
-                par_by_trump=tuple((SUITS[t], v) for t, v in a["par_by_trump"]),
-                par_by_trump_unknown=a["par_by_trump_unknown"], result=a["result"],
-                plays=tuple(PlayCost(t, pos, name(s), CARD_NAMES[c], b, af, cost, ill, tuple(CARD_NAMES[x] for x in best))
-                            for t, pos, s, c, b, af, cost, ill, best in a["plays"]),
-                claim=a["claim"],
-                revokes=tuple(RevokeDamage(t, pos, name(s), tuple(sides[i] for i in range(len(sides)) if inn >> i & 1),
-                                           sure, took, tuple((name(ps), CARD_NAMES[c]) for ps, c in line))
-                              for t, pos, s, inn, sure, took, line in a["revokes"]),
-                perfect=tuple((name(ps), CARD_NAMES[c]) for ps, c in a["perfect"]),
-                micros=micros,
-            ))
-        out.append(rows)
-    return out
+    return [[] if r is None or d is None else _hand_analyses(game.name, d)
+            for game, r, d in zip(games, rule_sets, _core.analyze_records(games, cores, jobs, full, plays))]
+
+
+def analyze_log(data: bytes, source: str, override: str = "", jobs: int = 1, full: bool = True,
+                plays: bool = True, game: str | None = None,
+                hand: int | None = None) -> list[tuple[str, list[HandAnalysis]]]:
+    """Parse a log (its bytes, named ``source``) and examine its hands as :func:`analyze_games`
+    does, the parsing in the core too: (game name, analyses) per game whose rules resolve.
+    ``game``: only the game of that name, or of that number in the log; ``hand``: only that hand.
+    """
+    return examine_log(data, source, override, jobs, full, plays, game, hand)[2]
+
+
+def examine_log(data: bytes, source: str, override: str = "", jobs: int = 1, full: bool = True,
+                plays: bool = True, game: str | None = None,
+                hand: int | None = None) -> tuple[int, list[Finding], list[tuple[str, list[HandAnalysis]]]]:
+    """:func:`analyze_log`, with what a command says of its input: how many games the log holds
+    (whichever were asked for) and the findings of its parsing."""
+    in_log, found, out = _core.analyze_bytes(data, source, rules_resolver(override), jobs, full, plays, game, hand)
+    return in_log, list(found), [(d["name"], _hand_analyses(d["name"], d)) for d in out if d is not None]

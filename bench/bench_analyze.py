@@ -1,48 +1,125 @@
-"""Benchmark: the perfect-play solver on generated games, beside the floor and the audit of the same file.
+"""Benchmark: the perfect-play solver on generated games of every preset, beside the floor and the audit of the same file.
 
-    python bench/bench_analyze.py                       # 4-player partnership, 6-player partnership, tenpoint
-    python bench/bench_analyze.py --games 100 --jobs 1
+    python bench/bench_analyze.py                                  # the tables of the speed targets
+    python bench/bench_analyze.py --tables all --games 20          # every preset and variation
+    python bench/bench_analyze.py --tables partnership --cli       # also `auditor analyze FILE --format json`
+    python bench/bench_analyze.py --corpus DIR --tables all        # DIR/NAME.pitch instead of generating
 
-For each table: the floor (reading the file's lines), the audit (parse, replay, score), then
-the analysis of every hand in the core, twice: "costs" (par with the trump pitched and each
-card's cost: a solve of every position of the record) and "full" (also par with each trump
-the pitcher could have pitched, and the claim). Per hand: the mean and the worst time, and
-the positions searched, as the core measured them.
+For each table: the floor (reading the file's lines), the audit (parse, replay, score), then the
+analysis of every hand in the core, twice: "costs" (par with the trump pitched and each card's
+cost: a solve of every position of the record) and "full" (also par with each trump the pitcher
+could have pitched, and the claim), each as `auditor analyze` runs it (the log's bytes parsed,
+audited and examined in the core on --jobs threads). Per table: hands per second of wall time
+and per second of CPU time (all threads; on a machine shared with other work the CPU figure is
+the steadier), the mean and the worst hand's time, the positions searched, and the hands left
+not analysed. With --cli, the command itself (JSON out), its start-up (the same command on a log
+of one hand) taken off.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import statistics
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 from auditor import _core
-from auditor.engine import analyze_games, audit_games
+from auditor.engine import audit_games, rules_resolver
 from auditor.notation import parse_text
 from auditor.simulate import simulate
 
+# name: (preset, players, rule words)
 TABLES = {
-    "partnership": ("partnership", None, ""),
-    "partnership-6": ("partnership", 6, "players=6 deal_size=6"),
+    "auction-3": ("auction", 3, ""),
+    "auction": ("auction", 4, ""),
+    "auction-5": ("auction", 5, ""),
+    "auction-6": ("auction", 6, ""),
+    "auction-7": ("auction", 7, ""),
+    "sell": ("sell", 4, ""),
+    "sell-6": ("sell", 6, ""),
+    "sell-8": ("sell", 8, ""),
+    "setback": ("setback", 4, ""),
+    "setback-7": ("setback", 7, ""),
+    "partnership": ("partnership", 4, ""),
+    "partnership-draw": ("partnership", 4, "draw=on"),
+    "partnership-pitching": ("partnership", 4, "pitching=on double_loss=on"),
+    "partnership-free": ("partnership", 4, "first_trick_trump=free"),
+    "partnership-6": ("partnership", 6, "players=6"),
+    "cutthroat-2": ("cutthroat", 2, ""),
+    "cutthroat-3": ("cutthroat", 3, ""),
     "cutthroat-4": ("cutthroat", 4, ""),
-    "tenpoint": ("tenpoint", None, ""),
-    "smear": ("smear", None, ""),
+    "cutthroat-5": ("cutthroat", 5, ""),
+    "cutthroat-6": ("cutthroat", 6, ""),
+    "cutthroat-7": ("cutthroat", 7, ""),
+    "tenpoint": ("tenpoint", 4, ""),
+    "tenpoint-6": ("tenpoint", 6, ""),
+    "tenpoint-strict": ("tenpoint", 4, "follow=strict"),
+    "tenpoint-free": ("tenpoint", 4, "follow=free-when-void"),
+    "tenpoint-ten": ("tenpoint", 4, "game_point=ten trey=off"),
+    "tenpoint52": ("tenpoint52", 4, ""),
+    "smear": ("smear", 4, ""),
 }
+TARGETS = "partnership,smear,auction,partnership-6"
+
+
+def cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def examine(data: bytes, name: str, jobs: int, full: bool) -> tuple[float, float, list]:
+    """Wall and CPU seconds, and per hand (microseconds, positions searched, reason not analysed)."""
+    t, c = time.perf_counter(), cpu()
+    _, _, out = _core.analyze_bytes(data, name, rules_resolver(""), jobs, full, False)
+    wall, used = time.perf_counter() - t, cpu() - c
+    hands = []
+    for g in out:
+        for _, timed in (g or {}).get("hands", []):
+            if timed is not None:
+                a, micros = timed
+                hands.append((micros, 0 if isinstance(a, str) else a["nodes"], a if isinstance(a, str) else None))
+    return wall, used, hands
+
+
+def command(path: str, one: str, runs: int) -> tuple[float, float]:
+    """Median seconds of `auditor analyze FILE --format json`, and of the same on a log of one hand."""
+    exe = [sys.executable, "-m", "auditor.cli"] if not os.path.exists(Path(sys.executable).parent / "auditor") \
+        else [str(Path(sys.executable).parent / "auditor")]
+
+    def timed(p: str) -> float:
+        t = time.perf_counter()
+        subprocess.run(exe + ["analyze", p, "--format", "json"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       check=False)
+        return time.perf_counter() - t
+
+    return statistics.median(timed(path) for _ in range(runs)), statistics.median(timed(one) for _ in range(runs))
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=150)
-    ap.add_argument("--tables", default="partnership,partnership-6,tenpoint")
+    ap.add_argument("--tables", default=TARGETS, help=f"comma-separated, or 'all' (default {TARGETS})")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--corpus", type=Path, help="read DIR/NAME.pitch instead of generating the games")
+    ap.add_argument("--cli", action="store_true", help="also time the command users run")
+    ap.add_argument("--runs", type=int, default=3, help="runs of the command with --cli (the median is shown)")
     args = ap.parse_args()
-    for name in args.tables.split(","):
+    names = list(TABLES) if args.tables == "all" else args.tables.split(",")
+    for name in names:
         preset, players, rules = TABLES[name]
-        kw = {"players": players} if players else {}
-        text, _ = simulate(preset, games=args.games, seed=11, rules_text=rules, **kw)
-        path = f"/tmp/bench_analyze_{name}.pitch"
-        with open(path, "w") as f:
-            f.write(text)
+        if args.corpus:
+            path = str(args.corpus / f"{name}.pitch")
+            text = Path(path).read_text()
+        else:
+            text, _ = simulate(preset, games=args.games, seed=11, players=players, faults=("revoke",),
+                               rules_text=rules)
+            path = f"/tmp/bench_analyze_{name}.pitch"
+            Path(path).write_text(text)
+        data = text.encode()
         t = time.perf_counter()
         _core.count_lines(path)
         floor = time.perf_counter() - t
@@ -50,17 +127,24 @@ def main() -> None:
         t = time.perf_counter()
         audit_games(games)
         audit = time.perf_counter() - t
-        print(f"{name}: {len(games)} games, {len(text) / 1e6:.2f} MB; floor {floor:.3f}s; audit {audit:.3f}s")
+        print(f"{name}: {len(games)} games, {len(data) / 1e6:.2f} MB; floor {floor:.3f}s; audit {audit:.3f}s", flush=True)
         for full in (False, True):
-            t = time.perf_counter()
-            hands = [h for g in analyze_games(games, jobs=args.jobs, full=full) for h in g]
-            wall = time.perf_counter() - t
-            done = [h for h in hands if not h.not_analysable]
-            micros = [h.micros for h in done]
-            plays = sum(len(h.plays) for h in done)
+            wall, used, hands = examine(data, name, args.jobs, full)
+            done = [h for h in hands if h[2] is None]
+            micros = [h[0] for h in done] or [0]
+            worst = max(done, default=(0, 0, None))
             print(f"  {'full ' if full else 'costs'}  {wall:7.3f}s  {len(done) / wall:9,.0f} hands/s on {args.jobs} "
-                  f"thread(s) ({len(hands) - len(done)} not analysable); {plays:,} cards costed; per hand "
-                  f"mean {statistics.mean(micros) / 1e3:.2f} ms, worst {max(micros) / 1e3:.1f} ms")
+                  f"thread(s), {len(done) / max(used, 1e-9):9,.0f} per CPU-second; {len(hands) - len(done)} not "
+                  f"analysed; per hand mean {statistics.mean(micros) / 1e3:.2f} ms, worst {worst[0] / 1e3:.1f} ms "
+                  f"({worst[1]:,} positions)", flush=True)
+        if args.cli:
+            one = "/tmp/bench_analyze_one.pitch"
+            first = text.split("\nhand ", 2)
+            Path(one).write_text(first[0] + ("\nhand " + first[1] if len(first) > 1 else ""))
+            total, start = command(path, one, args.runs)
+            hands = len(done)
+            print(f"  command  {total:7.3f}s, start-up {start:.3f}s: {hands / max(total - start, 1e-9):9,.0f} hands/s "
+                  f"(`auditor analyze FILE --format json`, median of {args.runs})", flush=True)
 
 
 if __name__ == "__main__":

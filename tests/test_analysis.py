@@ -1,7 +1,8 @@
 """Perfect play: par, each card's cost, the claim, and what a revoke cost (``auditor.engine.analyze_games``).
 
 The solver itself is checked in the core against an exhaustive minimax on thousands of random
-endings (``core/src/engine/solver.rs``); these tests check what users see.
+endings and against the solver it replaced on whole hands (``core/src/engine/solver/tests.rs``);
+these tests check what users see.
 """
 
 from __future__ import annotations
@@ -10,12 +11,16 @@ import json
 
 import pytest
 
-from auditor.engine import analyze_games, audit_games
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from auditor.cli.analyze import pretty_json
+from auditor.engine import analyze_games, analyze_log, audit_games
 from auditor.notation import parse_file, parse_text
 from auditor.simulate import simulate
 
 from .conftest import GOLDEN
-from .test_cli_core import invoke
+from .test_cli_core import app, invoke, runner
 
 JACK_ESCAPES = GOLDEN / "partnership" / "R503_jack_escapes.pitch"
 COSTS_NOTHING = GOLDEN / "partnership" / "R503_costs_nothing.pitch"
@@ -172,3 +177,61 @@ def test_import_analyze_writes_the_analysis_table_and_stats_gain_accuracy(tmp_pa
     plain = tmp_path / "plain.parquet"
     assert invoke("import", JACK_ESCAPES, "-o", plain).exit_code == 0
     assert {r["cards_analysed"] for r in stats(connect(plain)).to_pylist()} == {None}
+
+
+@pytest.mark.parametrize(("preset", "players", "rules"), [("partnership", 4, ""), ("cutthroat", 5, ""),
+                                                          ("partnership", 6, "players=6"), ("tenpoint52", 4, "")])
+def test_a_log_examined_in_the_core_gives_what_its_games_give(preset, players, rules):
+    text, _ = simulate(preset, games=1, seed=4, players=players, faults=("revoke",), rules_text=rules)
+    games, _ = parse_text(text, "club.pitch")
+    by_games = analyze_games(games, jobs=2)
+    by_log = analyze_log(text.encode(), "club.pitch", jobs=2)
+    assert [name for name, _ in by_log] == [g.name for g in games]
+    assert [hands for _, hands in by_log] == by_games
+    assert all(a.not_analysable is None for hands in by_games for a in hands)
+    # without the plays, only the mistakes come across, and every other value is the same
+    (_, light), = analyze_log(text.encode(), "club.pitch", plays=False)
+    for full, lean in zip(by_games[0], light):
+        assert lean.plays == full.mistakes
+        assert (lean.par, lean.result, lean.claim, lean.par_by_trump, lean.revokes) == \
+            (full.par, full.result, full.claim, full.par_by_trump, full.revokes)
+
+
+def test_a_log_examined_in_the_core_keeps_one_game_and_one_hand_when_asked():
+    text, _ = simulate("auction", games=2, seed=6)
+    games, _ = parse_text(text, "club.pitch")
+    second = games[1]
+    for wanted in (second.name, "2"):
+        ((name, hands),) = analyze_log(text.encode(), "club.pitch", game=wanted)
+        assert name == second.name and [a.hand for a in hands] == [h.number for h in second.hands if h.tricks]
+    ((_, hands),) = analyze_log(text.encode(), "club.pitch", game="2", hand=second.hands[0].number)
+    assert [a.hand for a in hands] == [second.hands[0].number]
+    assert analyze_log(text.encode(), "club.pitch", game="no such game") == []
+
+
+def test_analyze_command_reads_standard_input_and_picks_a_game_and_a_hand():
+    text = JACK_ESCAPES.read_text()
+    r = runner.invoke(app, ["analyze", "-", "--format", "json"], input=text)
+    assert r.exit_code == 0 and json.loads(r.stdout)[0]["game"] == "<stdin>#1"
+    assert json.loads(invoke("analyze", JACK_ESCAPES, "--game", "1", "--hand", "1", "--format", "json").stdout)[0][
+        "par"] == 4
+    r = invoke("analyze", JACK_ESCAPES, "--hand", "7")
+    assert r.exit_code == 0 and "no hands found for that --game/--hand" in r.stderr
+
+
+def test_analyze_json_is_written_as_the_standard_library_writes_it():
+    rows = json.loads(invoke("analyze", JACK_ESCAPES, "--format", "json").stdout)
+    assert pretty_json(rows) == json.dumps(rows, indent=2)
+    assert pretty_json({"a": [], "b": {}, "c": [{"d": None, "e": True, "f": "Zoë \"x\""}], 1: 2.5}) == \
+        json.dumps({"a": [], "b": {}, "c": [{"d": None, "e": True, "f": "Zoë \"x\""}], 1: 2.5}, indent=2)
+
+
+json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner,
+                                                                                       max_size=3), max_leaves=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(json_values)
+def test_analyze_json_writer_matches_the_standard_library_on_any_rows(value):
+    assert pretty_json(value) == json.dumps(value, indent=2)

@@ -631,10 +631,12 @@ fn audit_records(
     Ok(out)
 }
 
-/// One hand's examination as a dict (or the reason it cannot be examined, as a str).
+/// One hand's examination as a dict (or the reason it cannot be examined, as a str); with
+/// `plays` false, only the cards that cost something are listed.
 fn analysis_py<'py>(
     py: Python<'py>,
     a: &Result<engine::analysis::HandAnalysis, engine::solver::NotAnalysable>,
+    plays: bool,
 ) -> PyResult<Obj<'py>> {
     let a = match a {
         Ok(a) => a,
@@ -650,10 +652,10 @@ fn analysis_py<'py>(
     d.set_item("result", a.result)?;
     d.set_item("claim", a.claim)?;
     d.set_item("nodes", a.nodes)?;
-    let plays = PyList::empty(py);
-    for p in &a.plays {
+    let list = PyList::empty(py);
+    for p in a.plays.iter().filter(|p| plays || p.cost > 0) {
         let best: Vec<u8> = p.best.iter().map(|c| c.index()).collect();
-        plays.append((
+        list.append((
             p.trick,
             p.pos,
             p.seat,
@@ -665,7 +667,7 @@ fn analysis_py<'py>(
             best,
         ))?;
     }
-    d.set_item("plays", plays)?;
+    d.set_item("plays", list)?;
     let revokes = PyList::empty(py);
     for r in &a.revokes {
         let line: Vec<(i32, u8)> = r.line.iter().map(|&(s, c)| (s, c.index())).collect();
@@ -677,26 +679,143 @@ fn analysis_py<'py>(
     Ok(d.into_any())
 }
 
+/// A hand's examination and the microseconds it took.
+type Timed = (
+    Result<engine::analysis::HandAnalysis, engine::solver::NotAnalysable>,
+    u64,
+);
+
+/// A game examined: its seats, and per hand kept (its number, and its examination: None for
+/// a hand thrown in or misdealt).
+type Examined = Option<(engine::Seats, Vec<(u32, Option<Timed>)>)>;
+
+/// Audit every game, then examine every hand kept by `keep` (game, hand number), on `jobs`
+/// threads: the games are audited one per thread at a time, then the hands examined one per
+/// thread at a time, so a long hand never holds up a whole share of the games.
+fn examine(
+    games: &[Game],
+    sets: &[Option<std::sync::Arc<RuleSet>>],
+    jobs: usize,
+    depth: engine::analysis::Depth,
+    keep: &(dyn Fn(usize, u32) -> bool + Sync),
+) -> Vec<Examined> {
+    use engine::analysis::{analyse_hand, in_parallel};
+    let pairs: Vec<(&Game, Option<&std::sync::Arc<RuleSet>>)> = games
+        .iter()
+        .zip(
+            sets.iter()
+                .map(Option::as_ref)
+                .chain(std::iter::repeat(None)),
+        )
+        .collect();
+    let audited = in_parallel(&pairs, jobs, |(g, r)| r.map(|r| engine::audit_game(g, r)));
+    let mut work = Vec::new();
+    for (gi, res) in audited.iter().enumerate() {
+        let Some(res) = res.as_ref().and_then(Option::as_ref) else {
+            continue;
+        };
+        for (hi, (prep, hs)) in res.preps.iter().zip(&res.hands).enumerate() {
+            let played =
+                hs.status != engine::Status::ThrownIn && hs.status != engine::Status::Misdeal;
+            if played && keep(gi, prep.number) {
+                work.push((gi, hi));
+            }
+        }
+    }
+    let examined = in_parallel(&work, jobs, |&(gi, hi)| {
+        let res = audited.get(gi)?.as_ref()?.as_ref()?;
+        let (prep, hs) = (res.preps.get(hi)?, res.hands.get(hi)?);
+        let rules = pairs.get(gi)?.1?;
+        let seats = res.seats.as_ref()?;
+        let t = std::time::Instant::now();
+        let a = analyse_hand(prep, hs, rules, seats, depth);
+        Some((a, t.elapsed().as_micros() as u64))
+    });
+    let mut by_hand: std::collections::HashMap<(usize, usize), Option<Timed>> = work
+        .iter()
+        .copied()
+        .zip(examined.into_iter().map(Option::flatten))
+        .collect();
+    audited
+        .into_iter()
+        .enumerate()
+        .map(|(gi, res)| {
+            let res = res.flatten()?;
+            let seats = res.seats.clone()?;
+            let hands = res
+                .preps
+                .iter()
+                .enumerate()
+                .filter(|&(_, prep)| keep(gi, prep.number))
+                .map(|(hi, prep)| (prep.number, by_hand.remove(&(gi, hi)).flatten()))
+                .collect();
+            Some((seats, hands))
+        })
+        .collect()
+}
+
+/// Per game examined (None: not audited): a dict of `names`, `sides`, `side_of` and `hands`,
+/// the hands a list of (number, (examination, microseconds) or None), and `name` when given.
+fn examined_py<'py>(
+    py: Python<'py>,
+    results: &[Examined],
+    names: Option<&[String]>,
+    plays: bool,
+) -> PyResult<Bound<'py, PyList>> {
+    let out = PyList::empty(py);
+    for (gi, r) in results.iter().enumerate() {
+        match r {
+            None => out.append(py.None())?,
+            Some((seats, hands)) => {
+                let l = PyList::empty(py);
+                for (number, h) in hands {
+                    match h {
+                        None => l.append((number, py.None()))?,
+                        Some((a, micros)) => {
+                            l.append((number, (analysis_py(py, a, plays)?, *micros)))?
+                        }
+                    }
+                }
+                let d = PyDict::new(py);
+                if let Some(name) = names.and_then(|n| n.get(gi)) {
+                    d.set_item("name", name)?;
+                }
+                d.set_item("names", &seats.names)?;
+                d.set_item("sides", &seats.side_names)?;
+                d.set_item("side_of", &seats.side_of)?;
+                d.set_item("hands", l)?;
+                out.append(d)?;
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn depth_of(full: bool) -> engine::analysis::Depth {
+    if full {
+        engine::analysis::Depth::Full
+    } else {
+        engine::analysis::Depth::Costs
+    }
+}
+
 /// Examine every scored hand of games given as `auditor.notation.Game` records under perfect
 /// play, on `jobs` threads with the GIL released. Per game (None: not audited) a dict of
-/// `names`, `sides`, `side_of` and `hands`; per hand: a
-/// dict (par, result, each card's cost, the claim, the revokes' damage), the reason the hand
-/// cannot be examined (a str), or None for a hand that was not played; each with the
-/// microseconds it took. `full=False` leaves out par with the other trumps and the claim.
+/// `names`, `sides`, `side_of` and `hands`; per hand, its number and: a dict (par, result,
+/// each card's cost, the claim, the revokes' damage) or the reason the hand cannot be
+/// examined (a str), with the microseconds it took; or None for a hand that was not played.
+/// `full=False` leaves out par with the other trumps and the claim; `plays=False` lists only
+/// the cards that cost something.
 #[pyfunction]
-#[pyo3(signature = (games, rules, jobs=1, full=true))]
+#[pyo3(signature = (games, rules, jobs=1, full=true, plays=true))]
 fn analyze_records<'py>(
     py: Python<'py>,
     games: &Bound<'py, PyAny>,
     rules: Vec<Option<Py<PyRules>>>,
     jobs: usize,
     full: bool,
+    plays: bool,
 ) -> PyResult<Bound<'py, PyList>> {
-    use engine::analysis::{Depth, HandAnalysis, analyse_hand};
-    let depth = if full { Depth::Full } else { Depth::Costs };
-    use engine::solver::NotAnalysable;
-    type Timed = (Result<HandAnalysis, NotAnalysable>, u64);
-    type Examined = Option<(engine::Seats, Vec<Option<Timed>>)>;
     let mut parsed: Vec<Game> = Vec::new();
     for g in games.try_iter()? {
         parsed.push(game_from(&g?)?);
@@ -708,72 +827,83 @@ fn analyze_records<'py>(
                 .map(|r| std::sync::Arc::new(r.get().inner.clone()))
         })
         .collect();
-    let examine = |g: &Game, r: &Option<std::sync::Arc<RuleSet>>| -> Examined {
-        let r = r.as_ref()?;
-        let res = engine::audit_game(g, r);
-        let seats = res.seats.as_ref()?;
-        let hands = res
-            .preps
-            .iter()
-            .zip(&res.hands)
-            .map(|(prep, hs)| {
-                (hs.status != engine::Status::ThrownIn && hs.status != engine::Status::Misdeal)
-                    .then(|| {
-                        let t = std::time::Instant::now();
-                        let a = analyse_hand(prep, hs, r, seats, depth);
-                        (a, t.elapsed().as_micros() as u64)
-                    })
-            })
-            .collect();
-        Some((seats.clone(), hands))
-    };
-    let results: Vec<Examined> = py.detach(|| {
-        let jobs = jobs.clamp(1, 64);
-        let chunk = parsed.len().div_ceil(jobs).max(1);
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = parsed
-                .chunks(chunk)
-                .zip(sets.chunks(chunk))
-                .map(|(gs, rs)| {
-                    let n = gs.len();
-                    let h = scope.spawn(move || {
-                        gs.iter()
-                            .zip(rs)
-                            .map(|(g, r)| examine(g, r))
-                            .collect::<Vec<_>>()
-                    });
-                    (n, h)
-                })
-                .collect();
-            // a worker that failed leaves its games unexamined (None), never shifts the others
-            handles
-                .into_iter()
-                .flat_map(|(n, h)| h.join().unwrap_or_else(|_| (0..n).map(|_| None).collect()))
-                .collect()
-        })
+    let results = py.detach(|| examine(&parsed, &sets, jobs, depth_of(full), &|_, _| true));
+    examined_py(py, &results, None, plays)
+}
+
+/// Parse the log in `data` (named `source`) and examine its hands as `analyze_records` does,
+/// `resolve` giving each game's rule set from its `Rules` tag. Only the game `game` (its name,
+/// or failing that its number in the file) and the hand numbered `hand`, when given. Returns
+/// the number of games in the log, the parser's findings (as `auditor.notation.Finding`), and
+/// per game examined its dict (with its `name`), `None` for a game whose rules do not resolve.
+#[pyfunction]
+#[pyo3(signature = (data, source, resolve, jobs=1, full=true, plays=true, game=None, hand=None))]
+#[allow(clippy::too_many_arguments)]
+fn analyze_bytes<'py>(
+    py: Python<'py>,
+    data: Vec<u8>,
+    source: &str,
+    resolve: PyRef<'py, PyResolver>,
+    jobs: usize,
+    full: bool,
+    plays: bool,
+    game: Option<String>,
+    hand: Option<u32>,
+) -> PyResult<(usize, Bound<'py, PyList>, Bound<'py, PyList>)> {
+    let resolve = resolver(&resolve);
+    let source_name = source.to_string();
+    let (mut parsed, found) = py.detach(move || {
+        let mut p = Parser::new(&source_name, 1, 0).with_rules_check(core_check());
+        p.feed(&data);
+        p.finish();
+        (p.take_games(), p.take_findings())
     });
-    let out = PyList::empty(py);
-    for r in &results {
-        match r {
-            None => out.append(py.None())?,
-            Some((seats, hands)) => {
-                let l = PyList::empty(py);
-                for h in hands {
-                    match h {
-                        None => l.append(py.None())?,
-                        Some((a, micros)) => l.append((analysis_py(py, a)?, *micros))?,
-                    }
-                }
-                let d = PyDict::new(py);
-                d.set_item("names", &seats.names)?;
-                d.set_item("sides", &seats.side_names)?;
-                d.set_item("side_of", &seats.side_of)?;
-                d.set_item("hands", l)?;
-                out.append(d)?;
+    let in_log = parsed.len();
+    let findings = PyList::empty(py);
+    for f in &found {
+        findings.append(finding_to_py(py, f, source)?)?;
+    }
+    let label = parser::file_label(source);
+    let mut names: Vec<String> = parsed
+        .iter()
+        .map(|g| parser::game_name(&label, g))
+        .collect();
+    if let Some(wanted) = &game {
+        // the game named so, else the game of that number in the file
+        let mut keep: Vec<usize> = (0..names.len())
+            .filter(|&i| names.get(i) == Some(wanted))
+            .collect();
+        if keep.is_empty() {
+            if let Some(k) = wanted
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+                .then(|| wanted.parse::<usize>().ok())
+                .flatten()
+                .filter(|&k| (1..=parsed.len()).contains(&k))
+            {
+                keep.push(k - 1);
             }
         }
+        let mut i = 0;
+        parsed.retain(|_| {
+            i += 1;
+            keep.contains(&(i - 1))
+        });
+        let mut i = 0;
+        names.retain(|_| {
+            i += 1;
+            keep.contains(&(i - 1))
+        });
     }
-    Ok(out)
+    let sets: Vec<Option<std::sync::Arc<RuleSet>>> =
+        parsed.iter().map(|g| resolve(g.tag("Rules"))).collect();
+    let keep = move |_: usize, number: u32| hand.is_none_or(|h| h == number);
+    let results = py.detach(|| examine(&parsed, &sets, jobs, depth_of(full), &keep));
+    Ok((
+        in_log,
+        findings,
+        examined_py(py, &results, Some(&names), plays)?,
+    ))
 }
 
 // ---------------------------------------------------------------------- the module
@@ -960,6 +1090,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(split_file, m)?)?;
     m.add_function(wrap_pyfunction!(catalog, m)?)?;
     m.add_function(wrap_pyfunction!(analyze_records, m)?)?;
+    m.add_function(wrap_pyfunction!(analyze_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(trump_table, m)?)?;
     m.add_function(wrap_pyfunction!(speaking_order, m)?)?;
     m.add_function(wrap_pyfunction!(legal_cards, m)?)?;

@@ -10,7 +10,9 @@
 use std::sync::Arc;
 
 use super::contract::Contract;
-use super::solver::{Layout, MAX_SEATS, NotAnalysable, Objective, Position, Solver};
+use super::solver::{
+    Claim, Context, Layout, MAX_SEATS, NotAnalysable, Objective, Position, Solver,
+};
 use super::{Finding, HandScore, Prepared, Seats, Status};
 use crate::cards::{Card, CardMask, cards_of};
 use crate::findings::Points;
@@ -84,6 +86,8 @@ pub struct HandAnalysis {
     pub perfect: Vec<(i32, Card)>,
     /// Positions the solver searched for this hand.
     pub nodes: u64,
+    /// DEV: positions after par, the values, the costs, par by trump, the claim.
+    pub phases: [u64; 5],
 }
 
 /// How much of a hand to examine.
@@ -190,7 +194,11 @@ fn seats_of(sides: &[i32], mask: u16) -> u16 {
 fn par_from(solver: &mut Solver<'_>, start: &Position, first: CardMask) -> Option<i32> {
     let seat = solver.layout.to_play(start);
     let mut best: Option<i32> = None;
-    for c in cards_of(solver.layout.legal(start) & first) {
+    // leads that play alike have one value: one of each, the likeliest best first
+    for c in solver
+        .layout
+        .distinct(start, solver.layout.legal(start) & first)
+    {
         best = match best {
             Some(b) if !solver.exceeds_after(start, seat, c, b) => Some(b),
             _ => Some(solver.value_after(start, seat, c)),
@@ -237,23 +245,81 @@ pub fn analyse_hand(
         return Err(unplayed(prep, hs));
     }
     let rec = record(prep, rules, seats)?;
+    let hand = Hand {
+        pitcher: prep.pitcher,
+        contract: Contract::of(prep, rules),
+        bid: prep.contract.max(0),
+        trump: prep.trump,
+        revokes: revokes_of(hs),
+        made: &hs.made,
+    };
+    with_context(|ctx| analyse_record(ctx, &hand, rules, &rec, depth))
+}
+
+/// What the analysis needs of a scored hand besides its record.
+struct Hand<'a> {
+    pitcher: i32,
+    contract: Contract,
+    /// The bid to make (0: none).
+    bid: i32,
+    trump: i32,
+    /// (trick, place in it) of each revoke.
+    revokes: Vec<(u32, u32)>,
+    /// Per side, the points taken.
+    made: &'a [i32],
+}
+
+fn revokes_of(hs: &HandScore) -> Vec<(u32, u32)> {
+    hs.revoke_plays
+        .iter()
+        .map(|rp| (rp.trick as u32, rp.pos as u32))
+        .collect()
+}
+
+/// The context of the hand being examined on this thread: its table's memory is kept from one
+/// hand to the next (emptied, never freed), so a thread examining thousands of hands allocates it once.
+fn with_context<T>(f: impl FnOnce(&mut Context) -> T) -> T {
+    thread_local! {
+        static CONTEXT: std::cell::RefCell<Context> = std::cell::RefCell::new(Context::new());
+    }
+    CONTEXT.with(|c| match c.try_borrow_mut() {
+        Ok(mut ctx) => {
+            ctx.clear();
+            ctx.budget = Some(HAND_BUDGET);
+            f(&mut ctx)
+        }
+        // a question asked from inside another (never, today): a context of its own
+        Err(_) => {
+            let mut ctx = Context::new();
+            ctx.budget = Some(HAND_BUDGET);
+            f(&mut ctx)
+        }
+    })
+}
+
+fn analyse_record(
+    ctx: &mut Context,
+    hand: &Hand<'_>,
+    rules: &Arc<RuleSet>,
+    rec: &Record,
+    depth: Depth,
+) -> Result<HandAnalysis, NotAnalysable> {
     let l = &rec.layout;
-    let pitcher = usize::try_from(prep.pitcher)
+    let n = rec.sides.len();
+    let pitcher = usize::try_from(hand.pitcher)
         .ok()
-        .filter(|&s| s < seats.n)
+        .filter(|&s| s < n)
         .ok_or_else(|| NotAnalysable("nobody pitched".into()))?;
     let ps = l.side(pitcher);
     let obj = Objective {
         sides: 1 << ps,
         raisers: seats_of(&rec.sides, 1 << ps),
-        contract: Some(Contract::of(prep, rules)),
+        contract: Some(hand.contract),
     };
-    let mut solver = Solver::new(l, obj);
-    solver.budget = Some(HAND_BUDGET);
     let mut a = HandAnalysis {
-        pitcher: prep.pitcher,
-        contract: prep.contract.max(0),
-        trump: prep.trump,
+        pitcher: hand.pitcher,
+        contract: hand.bid,
+        trump: hand.trump,
         ..HandAnalysis::default()
     };
     let start = rec
@@ -262,26 +328,17 @@ pub fn analyse_hand(
         .copied()
         .unwrap_or_else(|| l.start(pitcher));
     let first_card = rec.plays.first().map_or(0, |p| p.3.bit());
-    let trump = prep.trump as u8;
+    let trump = hand.trump as u8;
     let lead_hand = l.hands.get(l.to_play(&start)).copied().unwrap_or(0);
-    a.par = par_from(
-        &mut solver,
-        &start,
-        naming(rules, trump, lead_hand) | first_card,
-    )
-    .unwrap_or_else(|| solver.value(&start));
+    let leads = naming(rules, trump, lead_hand) | first_card;
+    let mut solver = Solver::new(ctx, l, obj);
+    a.par = par_from(&mut solver, &start, leads).unwrap_or_else(|| solver.value(&start));
     let leader = l.to_play(&start);
-    let perfect_lead = cards_of(l.legal(&start) & (naming(rules, trump, lead_hand) | first_card))
-        .find(|&c| {
-            !solver.falls_short(
-                &{
-                    let mut q = start;
-                    l.play(&mut q, leader, c);
-                    q
-                },
-                a.par,
-            )
-        });
+    let perfect_lead = cards_of(l.legal(&start) & leads).find(|&c| {
+        let mut q = start;
+        l.play(&mut q, leader, c);
+        !solver.falls_short(&q, a.par)
+    });
     if let Some(c) = perfect_lead {
         let mut q = start;
         l.play(&mut q, leader, c);
@@ -289,9 +346,27 @@ pub fn analyse_hand(
             .chain(solver.line(&q).into_iter().map(|(s, c)| (s as i32, c)))
             .collect();
     }
+    // each card's value after it: a legal card keeps the value or lowers it for its side, so
+    // one null window asks whether it kept it, and only a card that did not is solved in full
+    a.phases[0] = solver.nodes();
     let mut values = vec![a.par];
-    values.extend(rec.positions.iter().skip(1).map(|p| solver.value(p)));
+    for (k, &(_, _, seat, card)) in rec.plays.iter().enumerate() {
+        let (Some(at), Some(q)) = (rec.positions.get(k), rec.positions.get(k + 1)) else {
+            break;
+        };
+        let before = values.last().copied().unwrap_or(a.par);
+        // par is the best first lead for the pitcher: below it only the pitcher's side knows where it stands
+        let raiser = obj.raisers & (1 << seat) != 0;
+        let shortcut = l.legal(at) & card.bit() != 0 && (k > 0 || raiser);
+        let after = if shortcut && solver.keeps(q, seat, before) {
+            before
+        } else {
+            solver.value(q)
+        };
+        values.push(after);
+    }
     a.result = values.last().copied().unwrap_or(a.par);
+    a.phases[1] = solver.nodes();
     if solver.out_of_budget() {
         return Err(over_budget());
     }
@@ -306,7 +381,7 @@ pub fn analyse_hand(
         };
         let at = rec.positions.get(k).copied().unwrap_or(start);
         let legal = if k == 0 {
-            l.legal(&at) & (naming(rules, trump, lead_hand) | first_card)
+            l.legal(&at) & leads
         } else {
             l.legal(&at)
         };
@@ -316,11 +391,7 @@ pub fn analyse_hand(
                 .filter(|&c| {
                     let mut q = at;
                     l.play(&mut q, seat, c);
-                    if raiser {
-                        !solver.falls_short(&q, before)
-                    } else {
-                        !solver.exceeds(&q, before)
-                    }
+                    solver.keeps(&q, seat, before)
                 })
                 .collect()
         } else {
@@ -338,10 +409,14 @@ pub fn analyse_hand(
             best,
         });
     }
+    if solver.out_of_budget() {
+        return Err(over_budget());
+    }
+    a.phases[2] = ctx.nodes;
     // par with the other trumps: only where the hands played do not depend on trump
     if depth == Depth::Costs {
         a.par_by_trump_unknown = Some("not asked".into());
-    } else if rules.has_exchange(seats.n) || rules.trumps_only {
+    } else if rules.has_exchange(n) || rules.trumps_only {
         a.par_by_trump_unknown = Some(
             "the hands played depend on trump (a discard or draw after trump, or only trumps played)"
                 .into(),
@@ -355,17 +430,13 @@ pub fn analyse_hand(
             let v = if t == trump {
                 Some(a.par)
             } else {
-                let held = l.hands.get(..seats.n).unwrap_or(&[]);
+                let held = l.hands.get(..n).unwrap_or(&[]);
                 let other = Layout::new(rules.clone(), t, &rec.sides, held)?;
-                let mut s = Solver::new(&other, obj);
-                s.budget = Some(HAND_BUDGET);
+                let mut s = Solver::new(ctx, &other, obj);
                 let st = other.start(l.to_play(&start));
                 let v = par_from(&mut s, &st, first);
-                a.nodes += s.nodes;
                 if s.out_of_budget() {
-                    a.par_by_trump.clear();
-                    a.par_by_trump_unknown = Some(over_budget().0);
-                    break;
+                    return Err(over_budget());
                 }
                 v
             };
@@ -374,21 +445,23 @@ pub fn analyse_hand(
             }
         }
     }
+    a.phases[3] = ctx.nodes;
     if depth == Depth::Full {
-        a.claim = claim(l, &rec, ps);
+        a.claim = claim(ctx, l, rec, ps);
+        a.phases[4] = ctx.nodes;
+        if ctx.out_of_budget() {
+            return Err(over_budget());
+        }
     }
-    a.revokes = hs
-        .revoke_plays
+    a.revokes = hand
+        .revokes
         .iter()
-        .map(|rp| revoke_damage(l, &rec, hs, rp.trick as u32, rp.pos as u32))
+        .map(|&(trick, pos)| revoke_damage(ctx, l, rec, hand.made, trick, pos))
         .collect::<Result<Vec<_>, _>>()?
         .into_iter()
         .flatten()
         .collect();
-    if solver.out_of_budget() {
-        return Err(over_budget());
-    }
-    a.nodes += solver.nodes;
+    a.nodes = ctx.nodes;
     Ok(a)
 }
 
@@ -403,23 +476,23 @@ pub fn examine_revokes(
         return Err(unplayed(prep, hs));
     }
     let rec = record(prep, rules, seats)?;
-    Ok(HandAnalysis {
-        revokes: hs
-            .revoke_plays
-            .iter()
-            .map(|rp| revoke_damage(&rec.layout, &rec, hs, rp.trick as u32, rp.pos as u32))
-            .collect::<Result<Vec<_>, _>>()?
+    let revokes = with_context(|ctx| {
+        revokes_of(hs)
             .into_iter()
-            .flatten()
-            .collect(),
+            .map(|(trick, pos)| revoke_damage(ctx, &rec.layout, &rec, &hs.made, trick, pos))
+            .collect::<Result<Vec<_>, _>>()
+    })?;
+    Ok(HandAnalysis {
+        revokes: revokes.into_iter().flatten().collect(),
         ..HandAnalysis::default()
     })
 }
 
-/// Positions the solver may search for one question about a hand (par, a card's value, a
-/// revoke's damage) before the hand is reported as not analysed: a bound on the time one hand
-/// can take, whatever its cards (a six-handed deal can need far more than a four-handed one).
-pub const HAND_BUDGET: u64 = 1_500_000;
+/// Positions the solver may search for all the questions about one hand (par, par with each
+/// trump, each card's value, the claim, the revokes' damage) before the hand is reported as not
+/// analysed: a bound on the time one hand can take, whatever its cards. No generated hand of
+/// any preset comes near it (see docs/analysis.md).
+pub const HAND_BUDGET: u64 = 400_000_000;
 
 fn over_budget() -> NotAnalysable {
     NotAnalysable(format!(
@@ -427,34 +500,12 @@ fn over_budget() -> NotAnalysable {
     ))
 }
 
-/// Positions the proof of a claim may search per objective: the claim is the first trick from
-/// which the rest is forced, as far as this many positions can show (a hand forced from the
-/// first trick with many lines open may be shown forced from a later one).
-pub const CLAIM_BUDGET: u64 = 50_000;
-
 /// The first trick from which every legal line gives each side the same points.
-fn claim(l: &Layout, rec: &Record, pitcher_side: usize) -> Option<u32> {
-    let every_seat: u16 = (0..rec.sides.len()).map(|s| 1u16 << s).sum();
+fn claim(ctx: &mut Context, l: &Layout, rec: &Record, pitcher_side: usize) -> Option<u32> {
     let mine = 1u16 << pitcher_side;
     let others = sides_mask(&rec.sides) & !mine;
-    // per counted side: everyone raising, everyone lowering, one table each for all the tricks
-    let mut solvers: Vec<(Solver<'_>, Solver<'_>)> = [mine, others]
-        .into_iter()
-        .map(|sides| {
-            let o = |raisers| Objective {
-                sides,
-                raisers,
-                contract: None,
-            };
-            let mut hi = Solver::new(l, o(every_seat));
-            let mut lo = Solver::new(l, o(0));
-            hi.budget = Some(CLAIM_BUDGET);
-            lo.budget = Some(CLAIM_BUDGET);
-            (hi, lo)
-        })
-        .collect();
     let mut claim = None;
-    // from the last trick back: forced from trick t means forced from every later one
+    // from the last trick back: decided from trick t means decided from every later one
     let starts: Vec<(u32, &Position)> = rec
         .plays
         .iter()
@@ -463,36 +514,12 @@ fn claim(l: &Layout, rec: &Record, pitcher_side: usize) -> Option<u32> {
         .map(|((t, ..), p)| (*t, p))
         .collect();
     for (t, p) in starts.into_iter().rev() {
-        // any legal line gives a value; the position is forced when no line gives more or less
-        let line_end = any_line_end(l, p);
-        let forced = solvers.iter_mut().all(|(hi, lo)| {
-            let v = l.terminal(&line_end, &hi.objective);
-            !hi.exceeds(p, v) && !lo.falls_short(p, v)
-        });
-        // a proof that needs more positions than the budget is not made: the claim stays later
-        if !forced
-            || solvers
-                .iter()
-                .any(|(hi, lo)| hi.out_of_budget() || lo.out_of_budget())
-        {
+        if !Claim::new(ctx, l, mine, others).decided(p) || ctx.out_of_budget() {
             break;
         }
         claim = Some(t);
     }
     claim
-}
-
-/// Where one legal line from `p` ends (the first legal card each time).
-fn any_line_end(l: &Layout, p: &Position) -> Position {
-    let mut q = *p;
-    while !l.finished(&q) {
-        let seat = l.to_play(&q);
-        let Some(c) = cards_of(l.legal(&q)).next() else {
-            break;
-        };
-        l.play(&mut q, seat, c);
-    }
-    q
 }
 
 /// Every side some seat is in, bit per side.
@@ -504,9 +531,10 @@ fn sides_mask(sides: &[i32]) -> u16 {
 }
 
 fn revoke_damage(
+    ctx: &mut Context,
     l: &Layout,
     rec: &Record,
-    hs: &HandScore,
+    made: &[i32],
     trick: u32,
     pos: u32,
 ) -> Result<Option<RevokeDamage>, NotAnalysable> {
@@ -527,16 +555,14 @@ fn revoke_damage(
         raisers: seats_of(&rec.sides, innocent),
         contract: None,
     };
-    let mut s = Solver::new(l, obj);
-    s.budget = Some(HAND_BUDGET);
+    let mut s = Solver::new(ctx, l, obj);
     let sure = s.value(at);
     let line: Vec<(i32, Card)> = s
         .line(at)
         .into_iter()
         .map(|(st, c)| (st as i32, c))
         .collect();
-    let took = hs
-        .made
+    let took = made
         .iter()
         .enumerate()
         .filter(|&(i, _)| innocent & (1 << i) != 0)
@@ -687,3 +713,50 @@ pub fn revoke_damage_findings(
     }
     out
 }
+
+/// `f` of each item on `jobs` threads (at most as many as the machine lets this process run
+/// at once), in the items' order: each thread takes the next item not yet taken, so one long
+/// item never holds up the others. An item whose `f` panicked is None.
+pub fn in_parallel<T: Sync, R: Send>(
+    items: &[T],
+    jobs: usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<Option<R>> {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let jobs = jobs.clamp(1, cores).min(items.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(item) = items.get(i) else { break };
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(item)));
+            done.push((i, r.ok()));
+        }
+        done
+    };
+    let mut out: Vec<Option<R>> = std::iter::repeat_with(|| None).take(items.len()).collect();
+    let mut put = |done: Vec<(usize, Option<R>)>| {
+        for (i, r) in done {
+            if let Some(slot) = out.get_mut(i) {
+                *slot = r;
+            }
+        }
+    };
+    if jobs == 1 {
+        put(work());
+        return out;
+    }
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (1..jobs).map(|_| scope.spawn(work)).collect();
+        put(work());
+        for h in handles {
+            put(h.join().unwrap_or_default());
+        }
+    });
+    out
+}
+
+#[cfg(test)]
+#[path = "analysis_tests.rs"]
+mod tests;

@@ -1,3 +1,14 @@
+//! The solver as it was before the search was rebuilt, kept word for word (save these lines, the
+//! paths of its imports, and one fix marked in `game_open`) as the reference the tests compare
+//! the new one with: every value the new solver gives must be the one this gives.
+//!
+//! The fix: with several sides counted together (the innocent sides of a revoke, or all the
+//! others for a claim, when players play alone), Game was taken as sure for them once the best
+//! of them could not be caught by a side outside them, though two of them level at the top
+//! give Game to nobody; the exhaustive search of the tests found positions it overvalued.
+
+#![allow(dead_code, clippy::all)]
+
 //! Perfect play: the exact value of the rest of a hand when every card is known.
 //!
 //! Once the tricks of a hand are recorded, every card each player held for the play is known
@@ -26,10 +37,10 @@
 
 use rustc_hash::FxHashMap;
 
-use super::contract::Contract;
-use super::play::{FollowRule, legal};
-use super::points::captured_points;
 use crate::cards::{Card, CardMask, GAME_COUNT, TrumpTable, cards_of};
+use crate::engine::contract::Contract;
+use crate::engine::play::{FollowRule, legal};
+use crate::engine::points::captured_points;
 use crate::rules::{GamePoint, Low, RuleSet};
 
 /// The most seats the solver plays (the 52-card deck deals six cards to at most eight).
@@ -453,7 +464,15 @@ impl Layout {
                 best_other = best_other.max(c);
             }
         }
-        let sure = mine > best_other + open_count;
+        // the one change to the solver as it was: Game is sure for the counted sides only when
+        // one of them beats every other side, the other counted sides included (two counted
+        // sides level at the top give Game to nobody)
+        let sure = (0..self.sides).filter(|&s| Self::counted(obj, s)).any(|s| {
+            let c = i32::from(at(&p.counts, s));
+            (0..self.sides)
+                .filter(|&t| t != s)
+                .all(|t| c > i32::from(at(&p.counts, t)) + open_count)
+        });
         let could = mine + open_count > best_other.max(0) || (mine > best_other && mine >= 0);
         (i32::from(sure), i32::from(could || sure))
     }
@@ -794,168 +813,5 @@ impl<'a> Solver<'a> {
             l.play(&mut p, seat, c);
         }
         out
-    }
-}
-
-#[cfg(test)]
-#[allow(clippy::indexing_slicing, clippy::unwrap_used, clippy::panic)]
-mod tests {
-    use super::*;
-
-    /// An exhaustive minimax over the engine's legal cards: no pruning, no table, no grouping.
-    fn minimax(l: &Layout, p: &Position, obj: &Objective) -> i32 {
-        if l.finished(p) {
-            return l.terminal(p, obj);
-        }
-        let seat = l.to_play(p);
-        let raise = obj.raisers & (1 << seat) != 0;
-        let vals = cards_of(l.legal(p)).map(|c| {
-            let mut q = *p;
-            l.play(&mut q, seat, c);
-            minimax(l, &q, obj)
-        });
-        if raise {
-            vals.max().unwrap_or(LOW)
-        } else {
-            vals.min().unwrap_or(HIGH)
-        }
-    }
-
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-    }
-
-    /// The real preset, from the presets file (the one the engine audits with).
-    fn rules_for(preset: &str) -> RuleSet {
-        match crate::rules::preset(preset) {
-            Ok(r) => r,
-            Err(e) => panic!("{preset}: {}", e.message),
-        }
-    }
-
-    #[test]
-    fn the_solver_equals_exhaustive_minimax_on_random_endings() {
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-        let mut checked = 0;
-        for preset in [
-            "auction",
-            "partnership",
-            "cutthroat",
-            "tenpoint",
-            "smear",
-            "tenpoint52",
-        ] {
-            let rules = std::sync::Arc::new(rules_for(preset));
-            let n = if preset == "cutthroat" { 3 } else { 4 };
-            let sides: Vec<i32> = (0..n)
-                .map(|s| if rules.partnership { s % 2 } else { s })
-                .collect();
-            for _ in 0..150 {
-                let tricks = 1 + (rng.next() % 3) as usize;
-                let mut deck: Vec<u8> = (0..rules.deck_size() as u8).collect();
-                for i in (1..deck.len()).rev() {
-                    deck.swap(i, (rng.next() % (i as u64 + 1)) as usize);
-                }
-                let mut hands = vec![0u64; n as usize];
-                for (k, c) in deck.iter().take(tricks * n as usize).enumerate() {
-                    hands[k % n as usize] |= 1 << c;
-                }
-                let trump = (rng.next() % 4) as u8;
-                let Ok(l) = Layout::new(rules.clone(), trump, &sides, &hands) else {
-                    continue;
-                };
-                let leader = (rng.next() % n as u64) as usize;
-                let mut p = l.start(leader);
-                // a mid-hand position: the first tricks done, part of the trick played
-                p.tricks_done = 6 - tricks as u8;
-                let played = (rng.next() % 3) as usize;
-                for _ in 0..played {
-                    if l.finished(&p) {
-                        break;
-                    }
-                    let seat = l.to_play(&p);
-                    let Some(c) = cards_of(l.legal(&p)).last() else {
-                        break;
-                    };
-                    l.play(&mut p, seat, c);
-                }
-                let pitcher = (rng.next() % n as u64) as usize;
-                let ps = sides[pitcher] as usize;
-                let raisers: u16 = (0..n as usize)
-                    .filter(|&s| sides[s] as usize == ps)
-                    .map(|s| 1 << s)
-                    .sum();
-                let bid = 1 + (rng.next() % 4) as i32;
-                let objs = [
-                    Objective {
-                        sides: 1 << ps,
-                        raisers,
-                        contract: None,
-                    },
-                    Objective {
-                        sides: 1 << ps,
-                        raisers,
-                        contract: Some(Contract {
-                            bid,
-                            smudge: false,
-                            sweep: false,
-                            loss: 1,
-                        }),
-                    },
-                    Objective {
-                        sides: 1 << ps,
-                        raisers,
-                        contract: Some(Contract {
-                            bid: 5,
-                            smudge: true,
-                            sweep: true,
-                            loss: 1,
-                        }),
-                    },
-                ];
-                let every: u16 = (0..n as usize).map(|s| 1 << s).sum();
-                let others: u16 = (0..n as usize)
-                    .filter(|&s| sides[s] as usize != ps)
-                    .map(|s| 1 << sides[s])
-                    .fold(0, |a, b| a | b);
-                let more = [
-                    // the claim's questions: everyone raising, everyone lowering
-                    Objective {
-                        sides: 1 << ps,
-                        raisers: every,
-                        contract: None,
-                    },
-                    Objective {
-                        sides: 1 << ps,
-                        raisers: 0,
-                        contract: None,
-                    },
-                    // a revoke's innocent sides together (several, with players alone)
-                    Objective {
-                        sides: others,
-                        raisers: every & !raisers,
-                        contract: None,
-                    },
-                ];
-                for obj in objs.into_iter().chain(more) {
-                    let mut s = Solver::new(&l, obj);
-                    let want = minimax(&l, &p, &obj);
-                    assert_eq!(s.value(&p), want, "{preset} {p:?}");
-                    assert!(!s.exceeds(&p, want) && s.exceeds(&p, want - 1), "{preset}");
-                    assert!(
-                        !s.falls_short(&p, want) && s.falls_short(&p, want + 1),
-                        "{preset}"
-                    );
-                    checked += 1;
-                }
-            }
-        }
-        assert!(checked > 4000, "{checked}");
     }
 }

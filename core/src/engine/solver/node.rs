@@ -1,0 +1,730 @@
+//! The search's own position: the cards renumbered so that each suit's cards lie in
+//! consecutive bits in the order they play (trumps in the top sixteen bits), so that groups
+//! of equivalent cards, the bounds and the table's key are a few operations on bits. Which
+//! cards are legal and who takes a trick are still asked of the engine
+//! ([`legal`](crate::engine::play::legal), [`TrumpTable::winner_pos`]), on the cards
+//! themselves.
+
+use super::layout::{Layout, Position, at};
+use super::{MAX_SEATS, Objective};
+use crate::cards::{Card, CardMask, GAME_COUNT, TrumpTable};
+use crate::engine::play::{FollowRule, legal};
+
+/// A bit that stands for no card.
+pub(super) const NO_BIT: u8 = u8::MAX;
+
+/// The bits of a block of sixteen (a suit).
+fn block_of(bit: u32) -> u64 {
+    0xffff << (bit & !15)
+}
+
+/// The bits above `bit`.
+fn above(bit: u32) -> u64 {
+    (!0u64 << bit) << 1
+}
+
+/// How the cards of one layout are numbered for the search, and what each is worth.
+#[derive(Clone, Debug)]
+pub(super) struct Numbering {
+    /// Per search bit: the card's own bit (0: no card).
+    card_bit: [CardMask; 64],
+    /// Per card: its search bit ([`NO_BIT`]: not dealt).
+    search_bit: [u8; 54],
+    /// Per search bit: points when taken, count toward Game, the seat that held it, its side.
+    capture: [u8; 64],
+    count: [u8; 64],
+    holder: [u8; 64],
+    side: [u8; 64],
+    /// The cards worth something, and the trumps (search bits).
+    pub worth: u64,
+    pub trumps: u64,
+    /// Per seat: the cards it was dealt (search bits).
+    pub dealt: [u64; MAX_SEATS],
+}
+
+impl Numbering {
+    /// The numbering of `table`'s suits for the cards dealt (`all`) held as `holder` says.
+    pub fn new(
+        table: &TrumpTable,
+        order: &[[Option<Card>; 16]; 4],
+        all: CardMask,
+        capture: &[u8; 54],
+        holder: impl Fn(Card) -> Option<usize>,
+        side_of: impl Fn(usize) -> usize,
+    ) -> Numbering {
+        let mut n = Numbering {
+            card_bit: [0; 64],
+            search_bit: [NO_BIT; 54],
+            capture: [0; 64],
+            count: [0; 64],
+            holder: [0; 64],
+            side: [0; 64],
+            worth: 0,
+            trumps: 0,
+            dealt: [0; MAX_SEATS],
+        };
+        // trumps in the top block, then the other suits in suit order, each weakest card lowest
+        let trump = table.trump.clamp(0, 3) as usize;
+        let blocks = std::iter::once(trump).chain((0..4).filter(|&s| s != trump));
+        for (b, s) in (0..4u32).rev().zip(blocks) {
+            let Some(row) = order.get(s) else { continue };
+            let cards: Vec<Card> = row.iter().flatten().copied().collect();
+            for (k, &c) in cards.iter().enumerate() {
+                if all & c.bit() == 0 {
+                    continue;
+                }
+                let bit = b * 16 + (cards.len() - 1 - k) as u32;
+                let i = bit as usize;
+                let ci = usize::from(c.index());
+                if let Some(x) = n.card_bit.get_mut(i) {
+                    *x = c.bit();
+                }
+                if let Some(x) = n.search_bit.get_mut(ci) {
+                    *x = bit as u8;
+                }
+                let (cap, cnt) = (at(capture, ci), at(&GAME_COUNT, ci));
+                let seat = holder(c).unwrap_or(0);
+                if let (Some(a), Some(b), Some(h), Some(sd)) = (
+                    n.capture.get_mut(i),
+                    n.count.get_mut(i),
+                    n.holder.get_mut(i),
+                    n.side.get_mut(i),
+                ) {
+                    (*a, *b, *h, *sd) = (cap, cnt, seat as u8, side_of(seat) as u8);
+                }
+                if cap > 0 || cnt > 0 {
+                    n.worth |= 1 << bit;
+                }
+                if let Some(d) = n.dealt.get_mut(seat) {
+                    *d |= 1 << bit;
+                }
+                if table.is_trump(c) {
+                    n.trumps |= 1 << bit;
+                }
+            }
+        }
+        n
+    }
+
+    /// The cards of a mask of search bits.
+    pub fn cards(&self, m: u64) -> CardMask {
+        let (mut m, mut out) = (m, 0);
+        while m != 0 {
+            out |= at(&self.card_bit, m.trailing_zeros() as usize);
+            m &= m - 1;
+        }
+        out
+    }
+
+    /// The search bits of a mask of cards.
+    pub fn bits(&self, m: CardMask) -> u64 {
+        let (mut m, mut out) = (m, 0u64);
+        while m != 0 {
+            let b = at(&self.search_bit, m.trailing_zeros() as usize);
+            if b != NO_BIT {
+                out |= 1 << b;
+            }
+            m &= m - 1;
+        }
+        out
+    }
+
+    /// The card of a search bit.
+    pub fn card(&self, bit: u32) -> Option<Card> {
+        let m = at(&self.card_bit, bit as usize);
+        (m != 0)
+            .then(|| Card::new(m.trailing_zeros() as u8))
+            .flatten()
+    }
+
+    /// The search bit of a card.
+    pub fn bit(&self, c: Card) -> u8 {
+        at(&self.search_bit, usize::from(c.index()))
+    }
+
+    fn capture(&self, bit: u32) -> i32 {
+        i32::from(at(&self.capture, bit as usize))
+    }
+
+    fn count(&self, bit: u32) -> i32 {
+        i32::from(at(&self.count, bit as usize))
+    }
+
+    /// What a card is worth: its points and its count.
+    fn worth_of(&self, bit: u32) -> (u8, u8) {
+        (
+            at(&self.capture, bit as usize),
+            at(&self.count, bit as usize),
+        )
+    }
+
+    fn sum(&self, m: u64, of: impl Fn(&Self, u32) -> i32) -> i32 {
+        let (mut m, mut s) = (m, 0);
+        while m != 0 {
+            s += of(self, m.trailing_zeros());
+            m &= m - 1;
+        }
+        s
+    }
+}
+
+/// A position as the search plays it (cards as search bits).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Node {
+    pub hands: [u64; MAX_SEATS],
+    /// The cards in the hands and on the table.
+    pub live: u64,
+    /// The cards on the table, in play order, and who played them.
+    pub trick: [u8; MAX_SEATS],
+    pub seat_of: [u8; MAX_SEATS],
+    pub len: u8,
+    /// Seats that play to this trick.
+    pub in_trick: u8,
+    pub leader: u8,
+    /// The seat to play.
+    pub next: u8,
+    pub tricks_done: u8,
+    /// The hand's first card led (it decides the first trick's follow rule).
+    pub first_lead: Option<Card>,
+    /// The follow rule of this trick.
+    pub rule: FollowRule,
+    /// The place in the trick of the card taking it so far.
+    pub taking: u8,
+    /// The seats yet to play to this trick (bit per seat).
+    pub pending: u16,
+    /// The cards on the table.
+    pub table: u64,
+    /// The points and the count of the cards still out (in the hands and on the table).
+    pub open_points: u8,
+    pub open_count: u8,
+    /// Per side: count toward Game.
+    pub counts: [u8; MAX_SEATS],
+}
+
+/// What the cards still out make sure of, whatever the play.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Sure {
+    /// Bounds on what the counted sides still gain.
+    pub lower: i32,
+    pub upper: i32,
+    /// Game by count is settled whatever the play (Some(1): to the counted sides).
+    pub game: Option<i32>,
+}
+
+impl Layout {
+    /// The search's position for `p`.
+    pub(super) fn node(&self, p: &Position) -> Node {
+        let nb = &self.numbering;
+        let mut n = Node {
+            hands: [0; MAX_SEATS],
+            live: nb.bits(p.in_hands | p.on_table),
+            trick: [NO_BIT; MAX_SEATS],
+            seat_of: [0; MAX_SEATS],
+            len: p.trick_len,
+            in_trick: p.in_trick,
+            leader: p.leader,
+            next: self.to_play(p) as u8,
+            tricks_done: p.tricks_done,
+            first_lead: p.first_lead,
+            rule: self.follow_rule(p),
+            taking: 0,
+            pending: 0,
+            table: nb.bits(p.on_table),
+            open_points: 0,
+            open_count: 0,
+            counts: p.counts,
+        };
+        for (h, &m) in n.hands.iter_mut().zip(&p.hands) {
+            *h = nb.bits(m);
+        }
+        for (k, &(s, c)) in p.trick.iter().take(usize::from(p.trick_len)).enumerate() {
+            if let (Some(t), Some(x)) = (n.trick.get_mut(k), n.seat_of.get_mut(k)) {
+                (*t, *x) = (nb.bit(c), s);
+            }
+        }
+        n.taking = self.taking(&n) as u8;
+        let worth = n.live & nb.worth;
+        n.open_points = nb.sum(worth, Numbering::capture).clamp(0, 255) as u8;
+        n.open_count = nb.sum(worth, Numbering::count).clamp(0, 255) as u8;
+        let played: u16 = n
+            .seat_of
+            .iter()
+            .take(usize::from(n.len))
+            .fold(0, |a, &s| a | 1 << s);
+        n.pending = (0..self.n)
+            .filter(|&s| played & (1 << s) == 0 && self.still_in_node(&n, s))
+            .fold(0, |a, s| a | 1 << s);
+        n
+    }
+
+    /// Whether `seat` plays to tricks from here (`trumps_only`: while holding a trump).
+    fn still_in_node(&self, n: &Node, seat: usize) -> bool {
+        let h = at(&n.hands, seat);
+        if self.rules().trumps_only {
+            h & self.numbering.trumps != 0
+        } else {
+            h != 0
+        }
+    }
+
+    fn next_after(&self, n: &Node, seat: usize) -> usize {
+        let mut s = seat;
+        for _ in 1..self.n {
+            s = if s + 1 == self.n { 0 } else { s + 1 };
+            if self.still_in_node(n, s) {
+                return s;
+            }
+        }
+        seat
+    }
+
+    fn begin_trick_node(&self, n: &mut Node) {
+        n.len = 0;
+        n.table = 0;
+        n.pending = (0..self.n)
+            .filter(|&s| self.still_in_node(n, s))
+            .fold(0, |a, s| a | 1 << s);
+        n.in_trick = n.pending.count_ones() as u8;
+        let leader = usize::from(n.leader);
+        if n.in_trick > 0 && !self.still_in_node(n, leader) {
+            // the winner has no trump left: the lead passes to the next player on the left still in
+            n.leader = self.next_after(n, leader) as u8;
+        }
+        n.next = n.leader;
+        n.rule = FollowRule::of(
+            self.rules(),
+            self.table,
+            usize::from(n.tricks_done),
+            n.first_lead,
+        );
+    }
+
+    /// Whether the hand is over.
+    pub(super) fn over(&self, n: &Node) -> bool {
+        n.len == 0 && n.in_trick == 0
+    }
+
+    /// Whether every seat holds one card at most: the last trick.
+    pub(super) fn last_trick_node(&self, n: &Node) -> bool {
+        n.len == 0 && n.hands.iter().all(|h| h & h.wrapping_sub(1) == 0)
+    }
+
+    /// The first card on the table.
+    fn led(&self, n: &Node) -> Option<Card> {
+        (n.len > 0)
+            .then(|| self.numbering.card(u32::from(n.trick[0])))
+            .flatten()
+    }
+
+    /// The cards `seat` may play (search bits): the engine's follow rule on its cards.
+    pub(super) fn legal_node(&self, n: &Node, seat: usize) -> u64 {
+        let nb = &self.numbering;
+        let held = nb.cards(at(&n.hands, seat));
+        nb.bits(legal(n.rule, self.table, held, self.led(n)))
+    }
+
+    /// Where the trick stands: the place in it of the card taking it so far.
+    fn taking(&self, n: &Node) -> usize {
+        let nb = &self.numbering;
+        let cards = n
+            .trick
+            .iter()
+            .take(usize::from(n.len))
+            .filter_map(|&b| nb.card(u32::from(b)));
+        self.table.winner_pos(cards)
+    }
+
+    /// `seat` plays the card of search bit `bit`; when it completes the trick: the seat that
+    /// takes it and the points in it.
+    pub(super) fn play_node(&self, n: &mut Node, seat: usize, bit: u32) -> Option<(usize, u8)> {
+        if let Some(h) = n.hands.get_mut(seat) {
+            *h &= !(1u64 << bit);
+        }
+        n.pending &= !(1 << seat);
+        n.table |= 1 << bit;
+        if n.tricks_done == 0 && n.len == 0 {
+            // the first card led decides the first trick's rule (`first_trick_trump=free`)
+            n.first_lead = self.numbering.card(bit);
+            n.rule = FollowRule::of(self.rules(), self.table, 0, n.first_lead);
+        }
+        let k = usize::from(n.len);
+        if let (Some(t), Some(s)) = (n.trick.get_mut(k), n.seat_of.get_mut(k)) {
+            (*t, *s) = (bit as u8, seat as u8);
+        }
+        // the card taking the trick so far against this one, as the engine ranks a trick (the
+        // card taking it is of the suit led or a trump, so the two rank as in the whole trick)
+        if n.len == 0 {
+            n.taking = 0;
+        } else {
+            let nb = &self.numbering;
+            let top = nb.card(u32::from(at(&n.trick, usize::from(n.taking))));
+            if let (Some(top), Some(new)) = (top, nb.card(bit)) {
+                if self.table.winner_pos([top, new]) == 1 {
+                    n.taking = n.len;
+                }
+            }
+        }
+        n.len += 1;
+        if n.len < n.in_trick {
+            n.next = self.next_after(n, seat) as u8;
+            return None;
+        }
+        let winner = usize::from(at(&n.seat_of, usize::from(n.taking)));
+        let (mut pts, mut count) = (0u8, 0u8);
+        for &b in n.trick.iter().take(usize::from(n.len)) {
+            let (p, c) = self.numbering.worth_of(u32::from(b));
+            pts = pts.saturating_add(p);
+            count = count.saturating_add(c);
+        }
+        n.live &= !n.table;
+        n.open_points = n.open_points.saturating_sub(pts);
+        n.open_count = n.open_count.saturating_sub(count);
+        if let Some(x) = n.counts.get_mut(self.side(winner)) {
+            *x = x.saturating_add(count);
+        }
+        n.leader = winner as u8;
+        n.tricks_done += 1;
+        self.begin_trick_node(n);
+        Some((winner, pts))
+    }
+
+    /// Game by count at the end, for the counted sides (0 for a sweep: all tricks give it).
+    pub(super) fn end_gain_node(&self, n: &Node, obj: &Objective) -> i32 {
+        if obj.sweep() || !self.by_count {
+            return 0;
+        }
+        let counts = n.counts.get(..self.sides).unwrap_or(&[]);
+        let Some(best) = counts.iter().copied().max() else {
+            return 0;
+        };
+        let mut top = counts.iter().enumerate().filter(|&(_, &c)| c == best);
+        match (top.next(), top.next()) {
+            (Some((s, _)), None) => i32::from(Self::counted(obj, s)),
+            _ => 0,
+        }
+    }
+
+    /// What the cards still out make sure of, whatever the play: bounds on what the counted
+    /// sides still gain, and whether Game by count is settled.
+    ///
+    /// A trump goes to the side of its holder when every trump above it still out is held by
+    /// that side: whatever trick it falls in, one of them takes it (every trump held is played,
+    /// `trumps_only` included). Mid-trick, the trumps on the table count as held by the side
+    /// that played them for a seat yet to play, and the cards on the table go to the side
+    /// taking the trick so far when no seat yet to play outside it holds a card that beats
+    /// it. The points of such cards are sure; so is their count, side by side, and Game is
+    /// settled once a side's sure count beats what any other side could reach.
+    pub(super) fn sure_node(&self, n: &Node, obj: &Objective) -> Sure {
+        if obj.sweep() {
+            let left = self.rules().hand_size as i32 - i32::from(n.tricks_done);
+            return Sure {
+                lower: -left.max(0) - 1,
+                upper: 0,
+                game: Some(0),
+            };
+        }
+        let nb = &self.numbering;
+        let sides = self.sides.min(MAX_SEATS);
+        // per side: its cards in hand; those and the trumps it put on the table; of its seats yet to play
+        let mut in_hand = [0u64; MAX_SEATS];
+        let mut to_play = [0u64; MAX_SEATS];
+        let (mut hands, mut hand_c, mut to_play_c, mut to_play_all) = (0u64, 0u64, 0u64, 0u64);
+        for (s, &h) in n.hands.iter().enumerate().take(self.n) {
+            let side = self.side(s);
+            let pending = n.pending >> s & 1 != 0;
+            hands |= h;
+            if let Some(a) = in_hand.get_mut(side) {
+                *a |= h;
+            }
+            if pending {
+                to_play_all |= h;
+                if let Some(x) = to_play.get_mut(side) {
+                    *x |= h;
+                }
+            }
+            if Self::counted(obj, side) {
+                hand_c |= h;
+                if pending {
+                    to_play_c |= h;
+                }
+            }
+        }
+        // the trumps each side put on the table (a wide copy of `in_hand` here would wait on its narrow stores)
+        let mut table_trumps = [0u64; MAX_SEATS];
+        let mut table_c = hand_c;
+        for k in 0..usize::from(n.len) {
+            let (b, s) = (at(&n.trick, k), at(&n.seat_of, k));
+            let trump = (1u64 << b) & nb.trumps;
+            let side = self.side(usize::from(s));
+            if let Some(x) = table_trumps.get_mut(side) {
+                *x |= trump;
+            }
+            if Self::counted(obj, side) {
+                table_c |= trump;
+            }
+        }
+        let with_table = |side: usize| at(&in_hand, side) | at(&table_trumps, side);
+        let live_trumps = n.live & nb.trumps;
+        let (mut lower, mut lost) = (0i32, 0i32);
+        let mut sure_count = [0i32; MAX_SEATS];
+        let on_table = n.table;
+        // the cards on the table: to the side taking the trick, unless a seat yet to play beats it
+        if n.len > 0 {
+            let top = u32::from(at(&n.trick, usize::from(n.taking)));
+            let winner = usize::from(at(&n.seat_of, usize::from(n.taking)));
+            let beaten_by = if nb.trumps >> top & 1 != 0 {
+                above(top) & nb.trumps
+            } else {
+                nb.trumps | (above(top) & block_of(top))
+            };
+            let side = self.side(winner);
+            let worth = on_table & nb.worth;
+            let (points, count) = (
+                nb.sum(worth, Numbering::capture),
+                nb.sum(worth, Numbering::count),
+            );
+            let others_to_play = to_play_all & !to_play_c;
+            if Self::counted(obj, side) {
+                if beaten_by & others_to_play == 0 {
+                    lower += points;
+                }
+            } else if beaten_by & to_play_c == 0 {
+                lost += points;
+            }
+            if beaten_by & to_play_all & !at(&to_play, side) == 0 {
+                if let Some(x) = sure_count.get_mut(side) {
+                    *x += count;
+                }
+            }
+        }
+        let mut w = hands & nb.worth & nb.trumps;
+        while w != 0 {
+            let bit = w.trailing_zeros();
+            w &= w - 1;
+            let side = usize::from(at(&nb.side, bit as usize));
+            let mine = Self::counted(obj, side);
+            // a seat yet to play may put it on the table, under the trumps there
+            let (higher, own, group) = if at(&to_play, side) >> bit & 1 != 0 {
+                let group = if mine {
+                    table_c
+                } else {
+                    live_trumps & !table_c
+                };
+                (above(bit) & live_trumps, with_table(side), group)
+            } else {
+                let group = if mine { hand_c } else { hands & !hand_c };
+                (above(bit) & hands & nb.trumps, at(&in_hand, side), group)
+            };
+            if higher & !own == 0 {
+                if let Some(x) = sure_count.get_mut(side) {
+                    *x += nb.count(bit);
+                }
+            }
+            let capture = nb.capture(bit);
+            if capture > 0 && higher & !group == 0 {
+                if mine {
+                    lower += capture;
+                } else {
+                    lost += capture;
+                }
+            }
+        }
+        // a side holding every trump still out, one of whose seats holds nothing else and plays
+        // to every trick left (or every card played is a trump), takes every trick left
+        if n.len == 0 {
+            if let Some(side) = self.sweeper(n, &in_hand, hands) {
+                // under trumps_only the other cards are never played
+                let (points, count) = if self.rules().trumps_only {
+                    let t = hands & nb.trumps & nb.worth;
+                    (nb.sum(t, Numbering::capture), nb.sum(t, Numbering::count))
+                } else {
+                    (i32::from(n.open_points), i32::from(n.open_count))
+                };
+                if Self::counted(obj, side) {
+                    lower = points;
+                } else {
+                    lost = points;
+                }
+                sure_count = [0; MAX_SEATS];
+                if let Some(x) = sure_count.get_mut(side) {
+                    *x = count;
+                }
+            }
+        }
+        let mut upper = i32::from(n.open_points) - lost;
+        let mut game = Some(0);
+        if self.by_count {
+            let left = i32::from(n.open_count);
+            let all_sure: i32 = sure_count.iter().sum();
+            let least = |s: usize| i32::from(at(&n.counts, s)) + at(&sure_count, s);
+            let most =
+                |s: usize| i32::from(at(&n.counts, s)) + left - (all_sure - at(&sure_count, s));
+            // Game to the counted sides for sure: one of them beats what any other could reach;
+            // possibly: one of them could beat what every other is sure of
+            let sure_to = (0..sides)
+                .filter(|&s| Self::counted(obj, s))
+                .any(|s| (0..sides).filter(|&t| t != s).all(|t| least(s) > most(t)));
+            let could = (0..sides)
+                .filter(|&s| Self::counted(obj, s))
+                .any(|s| (0..sides).filter(|&t| t != s).all(|t| most(s) > least(t)));
+            lower += i32::from(sure_to);
+            upper += i32::from(could);
+            game = (sure_to || !could).then_some(i32::from(sure_to));
+        }
+        Sure { lower, upper, game }
+    }
+
+    /// The side that takes every trick left from the start of a trick, if one must: it holds
+    /// every trump still out and, but under `trumps_only` (where only trumps are played), one
+    /// of its seats holds nothing but trumps and as many cards as any seat.
+    fn sweeper(&self, n: &Node, in_hand: &[u64; MAX_SEATS], hands: u64) -> Option<usize> {
+        let trumps = hands & self.numbering.trumps;
+        if trumps == 0 {
+            return None;
+        }
+        let side = usize::from(at(&self.numbering.side, trumps.trailing_zeros() as usize));
+        if trumps & !at(in_hand, side) != 0 {
+            return None;
+        }
+        if self.rules().trumps_only {
+            return Some(side);
+        }
+        let most = n.hands.iter().map(|h| h.count_ones()).max().unwrap_or(0);
+        let leads_every_trick = n.hands.iter().enumerate().take(self.n).any(|(s, &h)| {
+            self.side(s) == side && h != 0 && h & !trumps == 0 && h.count_ones() == most
+        });
+        leads_every_trick.then_some(side)
+    }
+
+    /// The cards in hand at the start of a trick with every card that plays as another put in
+    /// its place: of the worthless cards of a suit between two cards worth something, only
+    /// who holds them in what order matters to the rest of the hand, so each is replaced by
+    /// the highest dealt card that keeps that order. Positions with the same cards in this
+    /// sense (and the same leader and counts) have the same future.
+    pub(super) fn equivalent_node(&self, live: u64) -> u64 {
+        let nb = &self.numbering;
+        let dealt = self.dealt_bits;
+        let mut out = live & nb.worth;
+        for b in 0..4u32 {
+            let block = 0xffffu64 << (b * 16);
+            let mut cards = live & block;
+            // dealt cards still to be matched, from the top of the block down
+            let mut free = dealt & block;
+            while cards != 0 {
+                let top = 63 - cards.leading_zeros();
+                cards &= !(1u64 << top);
+                if nb.worth >> top & 1 != 0 {
+                    free &= !(!0u64 << top);
+                    continue;
+                }
+                // the highest worthless card of the same holder not above the last one placed
+                let holder = usize::from(at(&nb.holder, top as usize));
+                let m = free & !nb.worth & at(&nb.dealt, holder);
+                if m != 0 {
+                    let c = 63 - m.leading_zeros();
+                    out |= 1 << c;
+                    free &= !(!0u64 << c);
+                }
+            }
+        }
+        out
+    }
+
+    /// The cards the search tries for `seat` at `n` (search bits, one of each group of
+    /// equivalent cards: of the cards of a suit in one hand with no card still out between
+    /// them and the same worth, the highest), likeliest best first: the leader's trumps first,
+    /// best first; a follower whose side is taking the trick gives it its count, lowest cards
+    /// first otherwise; a follower whose side is not tries the cheapest card that takes the
+    /// trick, then its least worth.
+    pub(super) fn moves_node(&self, n: &Node, seat: usize, raisers: u16, out: &mut Moves) {
+        out.clear();
+        let nb = &self.numbering;
+        let legal = self.legal_node(n, seat);
+        let mut found: smallvec::SmallVec<[(u32, i32); 16]> = smallvec::SmallVec::new();
+        let mut m = legal;
+        while m != 0 {
+            let bit = 63 - m.leading_zeros();
+            m &= !(1u64 << bit);
+            // the next card still out above it in its suit, when it is ours and worth as much
+            let next = n.live & above(bit) & block_of(bit);
+            if next != 0 {
+                let up = next.trailing_zeros();
+                if legal >> up & 1 != 0 && nb.worth_of(up) == nb.worth_of(bit) {
+                    continue;
+                }
+            }
+            found.push((bit, 0));
+        }
+        if n.len > 0 {
+            let led = u32::from(n.trick[0]);
+            let top = u32::from(at(&n.trick, usize::from(n.taking)));
+            let winner = at(&n.seat_of, usize::from(n.taking));
+            let friendly = (raisers >> seat & 1) == (raisers >> winner & 1);
+            // the card's place in the trick: trumps above the suit led, the rest nowhere
+            let place = |b: u32| -> i32 {
+                if nb.trumps >> b & 1 != 0 {
+                    100 + (b & 15) as i32
+                } else if block_of(b) == block_of(led) {
+                    (b & 15) as i32
+                } else {
+                    -1
+                }
+            };
+            let best = place(top);
+            for (b, key) in found.iter_mut() {
+                let v = place(*b);
+                let (pts, count) = nb.worth_of(*b);
+                let w = i32::from(pts) * 20 + i32::from(count);
+                *key = match (friendly, v > best) {
+                    (true, false) => -w * 256 + v,
+                    (true, true) => 1 << 20 | v,
+                    (false, true) => v,
+                    (false, false) => 1 << 20 | (w * 256 + v.max(0)),
+                };
+            }
+            found.sort_by_key(|&(_, k)| k);
+        }
+        out.extend(found.into_iter().map(|(b, _)| b as u8));
+    }
+}
+
+impl Layout {
+    /// One card of `set` from each group of cards of `set` that play alike from `p` (cards of
+    /// a suit in one hand with no card still out between them and the same worth lead to the
+    /// same positions), the best of each first.
+    pub fn distinct(&self, p: &Position, set: CardMask) -> Vec<Card> {
+        let nb = &self.numbering;
+        let n = self.node(p);
+        let set = nb.bits(set);
+        let mut out = Vec::new();
+        let mut m = set;
+        while m != 0 {
+            let bit = 63 - m.leading_zeros();
+            m &= !(1u64 << bit);
+            let next = n.live & above(bit) & block_of(bit);
+            if next != 0 {
+                let up = next.trailing_zeros();
+                if set >> up & 1 != 0 && nb.worth_of(up) == nb.worth_of(bit) {
+                    continue;
+                }
+            }
+            out.extend(nb.card(bit));
+        }
+        out
+    }
+}
+
+/// The cards to try at a node (search bits).
+pub(super) type Moves = smallvec::SmallVec<[u8; 16]>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_block_and_the_bits_above() {
+        assert_eq!(block_of(17), 0xffff << 16);
+        assert_eq!(above(63), 0);
+        assert_eq!(above(0), !1);
+    }
+}
