@@ -1,17 +1,26 @@
 """Benchmark: parse, audit and import N generated hands, against a floor measured in the same run.
 
-    python bench/bench_import.py                 # 1,000,000 hands
-    python bench/bench_import.py --hands 200000  # quicker
+    python bench/bench_import.py                                # 1,000,000 hands of every preset together
+    python bench/bench_import.py --hands 200000                 # quicker
+    python bench/bench_import.py --each-preset --flat-check     # 1,000,000 hands of each preset, and 200,000
+    python bench/bench_import.py --phases floor,cli-audit,cli-import --jobs 2
 
 The floor is reading the same file's lines into memory with polars (the least any
 parser must do).  Each phase runs in a child process so that its peak memory is its
-own; running two sizes shows whether memory stays flat as the input grows.
+own; running two sizes shows whether memory stays flat as the input grows.  The
+`cli-*` phases are the commands a user runs (`auditor audit`, `auditor import` with the
+counters, on ``--jobs`` threads); `import` is the library call without the counters.
+
+The corpus is a few thousand simulated hands per preset, repeated under new GameIds (so
+that every copy is a game of its own) up to the size asked for; it is kept under
+bench/_data/ and made again only when missing.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import subprocess
 import sys
@@ -43,31 +52,60 @@ n = process([PATH]).hands
 import shutil
 from auditor.dataset import import_paths
 shutil.rmtree(OUT, ignore_errors=True)
-n = import_paths([PATH], OUT).hands
+n = import_paths([PATH], OUT, jobs=JOBS).hands
+""",
+    "cli-audit": """
+import contextlib, io
+from auditor.cli import main
+sys.argv = ["auditor", "audit", PATH, "-j", str(JOBS), "--statistics", "-q"]
+with contextlib.redirect_stdout(io.StringIO()):
+    try:
+        main()
+    except SystemExit:
+        pass
+n = None
+""",
+    "cli-import": """
+import shutil
+from auditor.cli import main
+shutil.rmtree(OUT, ignore_errors=True)
+sys.argv = ["auditor", "import", PATH, "--out", OUT, "-j", str(JOBS), "--format", "json"]
+try:
+    main()
+except SystemExit:
+    pass
+n = None
 """,
 }
 
 CHILD = """
 import json, resource, sys, time
-PATH, OUT = sys.argv[1], sys.argv[2]
+PATH, OUT, JOBS = sys.argv[1], sys.argv[2], int(sys.argv[3])
 t = time.perf_counter()
 {body}
 dt = time.perf_counter() - t
 # VmHWM, not ru_maxrss: Linux carries a parent's peak across fork and exec into ru_maxrss
 hwm = next(int(ln.split()[1]) for ln in open("/proc/self/status") if ln.startswith("VmHWM:"))
-print(json.dumps({{"seconds": dt, "n": n, "peak_mb": hwm / 1024}}))
+cpu = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({{"seconds": dt, "n": n, "peak_mb": hwm / 1024, "cpu": cpu.ru_utime + cpu.ru_stime}}))
 """
+
+
+def base_corpus(preset: str, seed: int = 1) -> str:
+    """40 simulated games of ``preset`` (kept under bench/_data/, made once)."""
+    from auditor.simulate import simulate
+
+    cached = DATA / f"base_{preset}_{seed}.pitch"
+    if not cached.exists():
+        cached.write_text(simulate(preset, games=40, seed=seed)[0] + "\n", encoding="utf-8")
+    return cached.read_text("utf-8")
 
 
 def generate(hands: int, path: Path, seed: int = 1, presets: tuple[str, ...] = ()) -> int:
     """Write about ``hands`` hands: a few thousand simulated ones, repeated under new GameIds."""
     from auditor.rules import PRESETS
-    from auditor.simulate import simulate
 
-    base = ""
-    for preset in presets or tuple(PRESETS):
-        text, _ = simulate(preset, games=40, seed=seed)
-        base += text + "\n"
+    base = "".join(base_corpus(p, seed) for p in presets or tuple(PRESETS))
     base_hands = len(re.findall(r"^hand \d+$", base, flags=re.M))
     copies = max(1, -(-hands // base_hands))
     with open(path, "w", encoding="utf-8") as f:
@@ -76,10 +114,10 @@ def generate(hands: int, path: Path, seed: int = 1, presets: tuple[str, ...] = (
     return base_hands * copies
 
 
-def run(phase: str, path: Path, out: Path) -> dict:
+def run(phase: str, path: Path, out: Path, jobs: int) -> dict:
     code = CHILD.format(body=PHASES[phase])
-    proc = subprocess.run([sys.executable, "-c", code, str(path), str(out)], capture_output=True, text=True,
-                          check=True)
+    proc = subprocess.run([sys.executable, "-c", code, str(path), str(out), str(jobs)], capture_output=True,
+                          text=True, check=True)
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
@@ -89,25 +127,37 @@ def main() -> None:
     ap.add_argument("--phases", default="floor,parse,parse+audit,import")
     ap.add_argument("--flat-check", action="store_true", help="also run import at a quarter of the size")
     ap.add_argument("--presets", default="", help="comma-separated presets to simulate (default: every preset)")
+    ap.add_argument("--each-preset", action="store_true", help="a corpus of --hands hands for each preset in turn")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="threads for the cli-* phases and import")
+    ap.add_argument("--keep", action="store_true", help="keep the generated corpora (they are large)")
     args = ap.parse_args()
-    presets = tuple(p for p in args.presets.split(",") if p)
+    from auditor.rules import PRESETS
+
+    chosen = tuple(p for p in args.presets.split(",") if p)
+    groups = [(p,) for p in chosen or tuple(PRESETS)] if args.each_preset else [chosen]
     DATA.mkdir(exist_ok=True)
-    sizes = [args.hands] + ([args.hands // 4] if args.flat_check else [])
-    for size in sizes:
-        path = DATA / f"bench_{size}{'_' + '_'.join(presets) if presets else ''}.pitch"
-        t = time.perf_counter()
-        n = generate(size, path, presets=presets)
-        print(f"generated {n:,} hands ({path.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - t:.1f}s")
-        floor = None
-        for phase in args.phases.split(","):
-            r = run(phase, path, DATA / "bench_ds")
-            if phase == "floor":
-                floor = r["seconds"]
-                print(f"  floor  (read {r['n']:,} lines with polars): {r['seconds']:.2f}s, peak {r['peak_mb']:.0f} MB")
-                continue
-            ratio = f", {r['seconds'] / floor:.1f}x the floor" if floor else ""
-            print(f"  {phase:12s} {r['seconds']:8.2f}s  {n / r['seconds']:>10,.0f} hands/s  "
-                  f"peak {r['peak_mb']:.0f} MB{ratio}")
+    sizes = [args.hands] + ([args.hands // 5] if args.flat_check else [])
+    print(f"{os.cpu_count()} cores, jobs={args.jobs}; load average {os.getloadavg()[0]:.1f}")
+    for presets in groups:
+        for size in sizes:
+            path = DATA / f"bench_{size}{'_' + '_'.join(presets) if presets else ''}.pitch"
+            t = time.perf_counter()
+            n = generate(size, path, presets=presets)
+            print(f"{'+'.join(presets) or 'every preset'}: generated {n:,} hands ({path.stat().st_size / 1e6:.0f} MB) "
+                  f"in {time.perf_counter() - t:.1f}s")
+            floor = None
+            for phase in args.phases.split(","):
+                r = run(phase, path, DATA / "bench_ds", args.jobs)
+                if phase == "floor":
+                    floor = r["seconds"]
+                    print(f"  floor        {r['seconds']:8.2f}s  (read {r['n']:,} lines with polars), "
+                          f"peak {r['peak_mb']:.0f} MB")
+                    continue
+                ratio = f", {r['seconds'] / floor:.1f}x the floor" if floor else ""
+                print(f"  {phase:12s} {r['seconds']:8.2f}s  {n / r['seconds']:>10,.0f} hands/s  "
+                      f"cpu {r['cpu']:.1f}s  peak {r['peak_mb']:.0f} MB{ratio}", flush=True)
+            if not args.keep:
+                path.unlink()
 
 
 if __name__ == "__main__":

@@ -98,7 +98,7 @@ def import_cmd(
     try:
         with progress_bar(_total_bytes(paths)) as tick:
             stats = import_paths(paths, out, override=rules, progress=tick, jobs=jobs, scheduler=scheduler,
-                                 summarize=wh.summarize_batch, analyze=analyze)
+                                 summarize=wh.summarize_batch, analyze=analyze, keep_findings=False)
     except DatasetError as e:
         raise fail(f"{e.strerror or e}; the dataset is unchanged")
     missing = [f for f in stats.findings if f.code == "E100"]
