@@ -532,7 +532,7 @@ def run_task(chunks: list[Chunk], override: str = "", staging: str | None = None
                     else:
                         games = audit_chunk(readable, source, override, jobs, out, within)
             except OSError as e:
-                f = Finding("E100", f"cannot read {chunk.path}: {e.strerror or e}", chunk.path, 0, 0)
+                f = _core.path_finding("Unreadable", chunk.path, str(e.strerror or e))
                 if writer is not None:
                     writer.files().write_findings([f])
                     out.findings_stored += 1

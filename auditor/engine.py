@@ -236,8 +236,7 @@ def _hand_score(game: Game, h, d: dict, names: list[str], sides: list[str], side
 
 def _result(game: Game, rules: Rules, d: dict) -> GameResult:
     src, gname = game.source, game.name
-    res = GameResult(game, rules, findings=[Finding(code, msg, src, line, col, gname, hand, trick, subject, exp, rec)
-                                            for code, msg, line, col, hand, trick, subject, exp, rec in d["findings"]])
+    res = GameResult(game, rules, findings=[f.placed(src, gname) for f in d["findings"]])
     if not d["audited"]:
         return res
     names, sides, side_of = d["names"], d["sides"], d["side_of"]

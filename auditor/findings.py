@@ -16,10 +16,19 @@ import io
 import json
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from . import _core
 from .notation import Finding
+
+@dataclass(frozen=True)
+class Case:
+    """One case a code reports: its name, its typed fields and the template of its message."""
+
+    name: str
+    fields: tuple[str, ...]
+    template: str
+
 
 @dataclass(frozen=True)
 class Code:
@@ -33,6 +42,8 @@ class Code:
     kind: str = "input"  # input, deal, auction, play, revoke or score
     fix: str = "none"  # what `auditor fix` does: none, safe (by default) or unsafe (--unsafe-fixes)
     section: str = ""  # the docs section stating the rule applied: "rules.md#revokes-r501-r502"
+    fix_title: str = ""  # what the fix does, where there is one
+    cases: tuple[Case, ...] = ()
 
     @property
     def link(self) -> str:
@@ -40,9 +51,12 @@ class Code:
         return f"docs/{self.section}"
 
 
-#: Every code, declared once in the core (``core/src/findings.rs``): title, why it matters, example, severity, fix.
-CATALOG: dict[str, Code] = {code: Code(code, title, why, example, severity, kind, fix, section)
-                            for code, kind, severity, title, why, example, fix, section in _core.catalog()}
+#: Every code, declared once in the core (``core/src/findings/``): title, why it matters, example,
+#: severity, fix, and each case with its typed fields and message template.
+CATALOG: dict[str, Code] = {
+    d["code"]: Code(d["code"], d["title"], d["why"], d["example"], d["severity"], d["kind"], d["fix"], d["section"],
+                    d["fix_title"], tuple(Case(c["name"], tuple(c["fields"]), c["template"]) for c in d["cases"]))
+    for d in _core.catalog()}
 
 
 def kind_of(code: str) -> str:
@@ -58,17 +72,22 @@ def severity_of(code: str) -> str:
 
 
 def finding_dict(f: Finding) -> dict:
-    """A finding as a flat dict with the stable field names of the JSON output."""
-    d = asdict(f)
+    """A finding as a dict with the stable field names of the JSON output: where it is, what it
+    says, the case of its code with its typed ``fields``, and its ``fix`` (the edits that correct
+    it, marked safe or unsafe) or null."""
+    fix = f.fix
     return {
-        "code": f.code, "kind": kind_of(f.code), "severity": severity_of(f.code), "file": f.source,
+        "code": f.code, "kind": f.kind, "severity": f.severity, "file": f.source,
         "line": f.line, "column": f.column, "game": f.game or None, "hand": f.hand, "trick": f.trick,
-        "player": d["subject"], "message": f.message, "expected": f.expected, "recorded": f.recorded,
+        "player": f.subject, "message": f.message, "expected": f.expected, "recorded": f.recorded,
+        "case": f.case or None, "fields": f.fields,
+        "fix": None if fix is None else {"applicability": "safe" if fix["safe"] else "unsafe",
+                                         "message": CATALOG[f.code].fix_title, "edits": fix["edits"]},
     }
 
 
 FIELDS = ("code", "kind", "severity", "file", "line", "column", "game", "hand", "trick", "player", "message",
-          "expected", "recorded")
+          "expected", "recorded", "case", "fields")
 
 
 def select(findings: Iterable[Finding], select: Iterable[str] = (), ignore: Iterable[str] = ()) -> list[Finding]:
@@ -109,7 +128,9 @@ def to_csv(findings: Iterable[Finding]) -> str:
     w = csv.DictWriter(buf, fieldnames=FIELDS, lineterminator="\n")
     w.writeheader()
     for f in findings:
-        w.writerow(finding_dict(f))
+        row = finding_dict(f)
+        row["fields"] = json.dumps(row["fields"], ensure_ascii=False)
+        w.writerow({k: row[k] for k in FIELDS})
     return buf.getvalue()
 
 
@@ -134,10 +155,39 @@ _FIX_WORDS = {"none": "none: a verdict, never changed in the record",
 
 def catalog_markdown() -> str:
     """The catalog as a Markdown document (docs/findings.md is made from it)."""
-    out = ["# Finding codes", "", "Generated from `auditor/findings.py` by `auditor explain --all`.", ""]
+    out = ["# Finding codes", "",
+           "Generated from the core's declarations (`core/src/findings/`) by "
+           "`auditor explain --all --format markdown`.", "",
+           "Each code reports one or more cases. A case has typed fields (players, cards, numbers, "
+           "the rule's value), which `--format json` gives as `fields` beside `case`, and its message "
+           "is made from them by the case's template (`{field}` is the field's value). A code that "
+           "`auditor fix` corrects carries its edits with each finding (`fix` in the JSON output).", ""]
     for c in CATALOG.values():
-        out += [f"## {c.code}: {c.title}", "", f"Kind: `{c.kind}`; severity: `{c.severity}`; fix: `{c.fix}`; "
+        fix = f"`{c.fix}` ({c.fix_title})" if c.fix_title else f"`{c.fix}`"
+        out += [f"## {c.code}: {c.title}", "", f"Kind: `{c.kind}`; severity: `{c.severity}`; fix: {fix}; "
                 f"rule: [{c.section}]({c.section}).", "",
                 c.why, "",
                 "```", c.example, "```", ""]
+        if c.cases:
+            out += ["| case | fields | message |", "|---|---|---|"]
+            out += [f"| `{k.name}` | {', '.join(f'`{x}`' for x in k.fields) or '—'} | "
+                    f"{k.template.replace('|', chr(92) + '|')} |" for k in c.cases]
+            out.append("")
+    out += _ADDING
     return "\n".join(out)
+
+
+_ADDING = """## Adding a code, or a case of one
+
+1. Declare it in the file of its kind under `core/src/findings/` (`input.rs` for E1xx, `deal.rs`,
+   `auction.rs`, `play.rs`, `revoke.rs`, `score.rs`) with `violation!`: severity, fix, the docs
+   section of its rule, title, why, example, then each case with its typed fields and message
+   template (`compare(EXPECTED, RECORDED)` where the case compares two). A new case of an existing
+   code is one line there.
+2. A new code also takes one line in the `registry!` of `core/src/findings/mod.rs`.
+3. Emit it where the parser or the engine finds the case: `Finding::new(P402::CardCount { .. }, line,
+   column)`, with `.with_edits(...)` where the record can be corrected there.
+4. Give it a golden case under `tests/golden/<preset>/` (a `.pitch` and the `.json` of what it must
+   give), checked by hand against the rules, and regenerate this page:
+   `auditor explain --all --format markdown > docs/findings.md`.
+""".split("\n")

@@ -1,16 +1,19 @@
 r"""Correct the score sheet in the log itself, as ``ruff --fix`` corrects code: safe and unsafe fixes.
 
-A fix changes one line of the file and nothing else; every other byte stays as it was
+A fix changes the lines it names and nothing else; every other byte stays as it was
 (line ends, encoding, comments, the final newline or its absence).  What a fix writes is
-what the audit expects, never a second computation: the file is audited, the fixable
-findings are applied, and the file is audited again until nothing fixable is left.
+the edit the core attached to the finding where it found the case (the span of the wrong
+number and the right value, a winner line to write, add or remove), never a second
+computation: the file is audited, the edits of the fixable findings are applied, and the
+file is audited again until nothing fixable is left; edits that overlap wait for the next
+pass, as ruff settles them.
 
 * **Safe** (applied by default): what is arithmetic of the sheet itself.
 
   - S602: a ``total`` entry that is not the previous total plus this hand's written score.
-    Only the first slip of each side in a game is fixed per pass: a later total that the
-    keeper carried on from the slip is flagged, and fixed, once the slip is; one written
-    from the true running total needs nothing.
+    Only the first slip of each side in a game is fixed per pass; its edits shift with it the
+    later totals the keeper carried on from the slip (up to one the audit flags for the side);
+    one written from the true running total needs nothing.
   - S603: the ``winner`` line, once the game's written scores agree with the audit (no
     S601 in the game): a wrong name is replaced, a missing line added after the game's
     last line, a winner named before anyone went out removed.
@@ -38,7 +41,6 @@ from __future__ import annotations
 
 import difflib
 import io
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -55,9 +57,6 @@ MAX_PASSES = 400
 #: Rounds over the file: one more after each round that removed or added a winner line.
 MAX_ROUNDS = 4
 
-# a score or total entry: the key, spaces, the number (a `+` sign allowed)
-_ENTRY = re.compile(r"[^\s,]+\s+([+-]?\d+)")
-_WINNER = re.compile(r"\S+")
 
 
 class FixError(Exception):
@@ -95,6 +94,8 @@ class FileFixes:
     remaining: list[Finding] = field(default_factory=list)
     #: findings left that an unsafe fix would address (S601, and S603 waiting on it)
     unsafe_left: int = 0
+    #: how many fixable findings the first audit reported, by (code, line)
+    reported: Counter = field(default_factory=Counter)
 
     @property
     def changed(self) -> bool:
@@ -102,6 +103,18 @@ class FileFixes:
 
     def counts(self) -> Counter:
         return Counter(f.code for f in self.fixes)
+
+    def reported_counts(self) -> Counter:
+        """The findings the audit reported that a fix addressed, by code."""
+        out: Counter = Counter()
+        for f in self.fixes:
+            out[f.code] += self.reported.get((f.code, f.line), 0)
+        return +out
+
+    def followed_counts(self) -> Counter:
+        """The lines fixed that followed from those (a total carried on from a score or total
+        fixed, a winner line once the sheet agrees), by the code of the fix that changed them."""
+        return Counter(f.code for f in self.fixes if (f.code, f.line) not in self.reported)
 
     def diff(self) -> str:
         """A unified diff of the file's lines, as ``ruff --diff`` prints it."""
@@ -180,6 +193,7 @@ class _Lines:
 
     def __init__(self, data: bytes):
         self.lines = data.split(b"\n")
+        self.crlf = b"\r\n" in data  # lines added take the file's line end
         self.original: dict[int, bytes] = {}  # 1-based line -> its text before any fix
         self.code: dict[int, str] = {}
         self.removed: set[int] = set()
@@ -201,88 +215,61 @@ class _Lines:
         return b"\n".join(self.lines[lo - 1:hi])
 
 
-def _line_ending(data: bytes) -> bytes:
-    return b"\r\n" if b"\r\n" in data else b"\n"
-
-
-def _set_entry(text: str, column: int, key: str, value: int) -> str | None:
-    """``text`` (a score or total line) with ``key``'s number at ``column`` set to ``value``;
-    the entry appended when the line has none for ``key``."""
-    m = _ENTRY.match(text, max(column - 1, 0))
-    if m is None or not text[m.start():].startswith(key):  # not at its column: find the key's entry
-        m = re.compile(r"(?<![^\s,])" + re.escape(key) + r"\s+([+-]?\d+)").search(text.partition("%")[0])
-    if m is not None:
-        return text[:m.start(1)] + str(value) + text[m.end(1):]
-    # no entry for this key: add one after the last entry (before any comment)
-    body, pct, comment = text.partition("%")
-    stripped = body.rstrip()
-    if not stripped or stripped.split()[0] not in ("score", "total"):
-        return None
-    sep = ", " if len(stripped.split()) > 1 else " "
-    return f"{stripped}{sep}{key} {value}" + (body[len(stripped):] + pct + comment if pct else body[len(stripped):])
-
-
 def _plan(findings: list[Finding], unsafe: bool, allowed) -> list[Finding]:
     """The findings to fix in this pass: every S601 (unsafe), else the first S602 of each side
     in each game, else the safe S603s."""
-    fixable = [f for f in findings if f.code in FIXABLE and allowed(f)]
-    s601 = [f for f in fixable if f.code == "S601" and f.expected is not None]
+    fixable = [f for f in findings if f.fix is not None and f.code in FIXABLE and allowed(f)]
+    s601 = [f for f in fixable if f.code == "S601"]
     if unsafe and s601:
         return s601
     # a total that disagrees with a disputed score may be the right one: the ruling decides (unsafe)
     disputed_scores = {(f.game, f.hand, f.subject) for f in findings if f.code == "S601"}
     first: dict[tuple, Finding] = {}
     for f in fixable:
-        if f.code == "S602" and f.expected is not None and (f.game, f.subject) not in first \
-                and (f.game, f.hand, f.subject) not in disputed_scores:
+        if f.code == "S602" and (f.game, f.subject) not in first and (f.game, f.hand, f.subject) not in disputed_scores:
             first[f.game, f.subject] = f
     if first:
         return list(first.values())
     # the winner follows the written scores only where they agree with the audit
     disputed = {f.game for f in findings if f.code == "S601"}
-    return [f for f in fixable if f.code == "S603" and f.game not in disputed and _winner_fix(f) is not None]
+    return [f for f in fixable if f.code == "S603" and f.game not in disputed]
 
 
-def _winner_fix(f: Finding) -> str | None:
-    """What an S603 asks of the winner line, from its two sides: ``replace`` a wrong name, ``remove``
-    a winner named before anyone went out, ``insert`` a missing one; ``None`` for hands played after
-    the win, which no fix may delete."""
-    if f.expected == "no more hands":
-        return None
-    if f.expected == "no winner yet":
-        return "remove"
-    if f.recorded == "nothing":
-        return "insert" if f.expected else None
-    return "replace" if f.expected else None
+def _moves_lines(edit: dict) -> bool:
+    """Whether an edit adds or removes whole lines (those wait for the end of a round)."""
+    return edit["line"] != edit["end_line"] or "\n" in edit["content"]
 
 
-def _apply(lines: _Lines, f: Finding, eol: bytes) -> bool:
-    """Apply one finding's fix to ``lines``; False if the line is not what the finding says."""
-    if f.code in ("S601", "S602"):
-        if f.subject is None or f.expected is None or not f.line:
+def _edit_spans(f: Finding) -> list[tuple[int, int, int]]:
+    """The (line, first column, last column) each edit of ``f`` replaces on one line."""
+    return [(e["line"], e["column"], e["end_column"]) for e in f.fix["edits"] if not _moves_lines(e)]
+
+
+def _overlaps(a: tuple[int, int, int], b: tuple[int, int, int]) -> bool:
+    return a[0] == b[0] and a[1] < b[2] and b[1] < a[2] or (a == b)
+
+
+def _apply_edit(lines: _Lines, e: dict, code: str) -> bool:
+    """One edit of the core's: a replacement within a line, a whole line removed, or lines
+    inserted before a line; False for any other shape (nothing is changed)."""
+    line, col, end_line, end_col, content = e["line"], e["column"], e["end_line"], e["end_column"], e["content"]
+    if not _moves_lines(e):
+        if not 1 <= line <= len(lines.lines):
             return False
-        text, cr = lines.text(f.line)
-        new = _set_entry(text, f.column, f.subject, int(f.expected))
-        if new is None or new == text:
+        text, cr = lines.text(line)
+        if not 1 <= col <= end_col <= len(text) + 1:
             return False
-        lines.set(f.line, new, cr, f.code)
+        lines.set(line, text[:col - 1] + content + text[end_col - 1:], cr, code)
         return True
-    how = _winner_fix(f)
-    if how == "remove":
-        lines.original.setdefault(f.line, lines.lines[f.line - 1])
-        lines.code.setdefault(f.line, f.code)
-        lines.removed.add(f.line)
+    if content == "" and col == 1 and end_col == 1 and end_line == line + 1 and 1 <= line <= len(lines.lines):
+        lines.original.setdefault(line, lines.lines[line - 1])
+        lines.code.setdefault(line, code)
+        lines.removed.add(line)
         return True
-    if how == "insert":  # as the canonical form has it: a blank line, then the winner
-        cr = b"\r" if eol == b"\r\n" else b""
-        lines.inserted.setdefault(f.line, []).extend([cr, f"winner {f.expected}".encode() + cr])
-        return True
-    if how == "replace":
-        text, cr = lines.text(f.line)
-        m = _WINNER.match(text, max(f.column - 1, 0))
-        if m is None or not f.expected:
-            return False
-        lines.set(f.line, text[:m.start()] + f.expected + text[m.end():], cr, f.code)
+    if col == 1 and end_line == line and content.endswith("\n") and 1 <= line <= len(lines.lines) + 1:
+        cr = b"\r" if lines.crlf else b""
+        added = [x.encode("utf-8", "surrogateescape") + cr for x in content.split("\n")[:-1]]
+        lines.inserted.setdefault(line - 1, []).extend(added)
         return True
     return False
 
@@ -306,56 +293,33 @@ def _materialise(lines: _Lines) -> bytes:
     return b"\n".join(out)
 
 
-def _settle(lines: _Lines, lo: int, hi: int, index: int, path: str, override: str, unsafe: bool, allowed,
-            eol: bytes) -> None:
-    """Fix one game (lines ``lo`` to ``hi``) pass by pass until nothing fixable is left in it."""
+def _settle(lines: _Lines, lo: int, hi: int, index: int, path: str, override: str, unsafe: bool, allowed) -> None:
+    """Fix one game (lines ``lo`` to ``hi``) pass by pass until nothing fixable is left in it.
+
+    Each pass applies the edits the core attached to the findings planned; a finding whose edits
+    overlap one already taken this pass waits for the next pass, which audits the game again
+    (as ruff settles overlapping fixes)."""
     pending: list[Finding] = []  # winner lines added or removed wait for the end: one settles per game
     for _ in range(MAX_PASSES):
         findings = _audit(lines.data(lo, hi), path, override, lo, index)
         todo = [f for f in _plan(findings, unsafe, allowed)
                 if not any(p.game == f.game and p.code == "S603" for p in pending)]
-        # right to left along each line, so a number made longer leaves the columns before it in place
-        applied = [f for f in sorted(todo, key=lambda f: (f.line, -f.column)) if _apply(lines, f, eol)]
-        pending += [f for f in applied if f.code == "S603" and (f.line in lines.removed or f.line in lines.inserted)]
+        taken: list[Finding] = []
+        spans: list[tuple[int, int, int]] = []
+        for f in todo:
+            mine = _edit_spans(f)
+            if any(_overlaps(a, b) for a in mine for b in spans):
+                continue
+            taken.append(f)
+            spans += mine
+        # right to left along each line, so an edit leaves the columns before it in place
+        edits = sorted(((e, f.code) for f in taken for e in f.fix["edits"]),
+                       key=lambda x: (x[0]["line"], -x[0]["column"]))
+        applied = [code for e, code in edits if _apply_edit(lines, e, code)]
+        pending += [f for f in taken if f.code == "S603" and any(_moves_lines(e) for e in f.fix["edits"])]
         if not applied:
             return
-        for f in applied:
-            if f.code == "S602":
-                _carry(lines, f, hi, findings)
     raise FixError(f"{path}: the fixes did not settle after {MAX_PASSES} passes; the file is left as it was")
-
-
-def _carry(lines: _Lines, f: Finding, hi: int, findings: list[Finding]) -> None:
-    """The later totals the keeper carried on from the slip ``f`` fixed, shifted by the same amount.
-
-    The audit did not flag them (each agrees with the wrong total before it), so without this
-    each would take a pass of its own.  The shift stops where the audit would stop judging the
-    chain: at a total it flagged for this side (another slip, or one written from the true
-    total), and at a hand with no ``score`` line (its score may not be known).  Every line
-    shifted is judged again by the next pass's audit.
-    """
-    if f.subject is None or f.recorded is None or not f.recorded.lstrip("+-").isdigit() or f.expected is None:
-        return
-    delta = int(f.expected) - int(f.recorded)
-    flagged = {x.line for x in findings if x.code == "S602" and x.subject == f.subject}
-    entry = re.compile(r"(?<![^\s,])" + re.escape(f.subject) + r"\s+([+-]?\d+)")
-    scored = True
-    for n in range(f.line + 1, hi + 1):
-        text, cr = lines.text(n)
-        word = text.split(maxsplit=1)[0] if text.strip() else ""
-        if word == "hand":
-            scored = False
-        elif word == "score":
-            scored = True
-        elif word == "total":
-            if not scored or n in flagged:
-                return
-            m = entry.search(text.partition("%")[0])
-            if m is None:
-                return
-            lines.set(n, text[:m.start(1)] + str(int(m.group(1)) + delta) + text[m.end(1):], cr, "S602")
-        elif word in ("winner", "[") or word.startswith("["):
-            return
 
 
 def _audit(data: bytes, path: str, override: str, first_line: int = 1, first_game: int = 0) -> list[Finding]:
@@ -386,7 +350,7 @@ def fix_bytes(data: bytes, path: str, *, unsafe: bool = False, select: tuple[str
         allowed_codes |= {c.code for c in select_codes([Finding("S602", ""), Finding("S603", "")], (), ignore)}
     allowed = lambda f: f.code in allowed_codes  # noqa: E731
     current, fixes = data, []
-    findings = _audit(data, path, override)
+    findings = first = _audit(data, path, override)
     for _ in range(MAX_ROUNDS):
         after, done, moved = _round(current, findings, path, unsafe, allowed, annotate, override)
         fixes += done
@@ -401,8 +365,9 @@ def fix_bytes(data: bytes, path: str, *, unsafe: bool = False, select: tuple[str
     # what --unsafe-fixes would address: the rulings, and the winners waiting on them
     disputed = {f.game for f in findings if f.code == "S601"}
     unsafe_left = sum(1 for f in remaining if (f.code == "S601" or (f.code == "S603" and f.game in disputed
-                                                                      and _winner_fix(f) is not None)))
-    return FileFixes(path, data, current, fixes, remaining, unsafe_left)
+                                                                      and f.fix is not None)))
+    reported = Counter((f.code, f.line) for f in first if f.fix is not None and allowed(f))
+    return FileFixes(path, data, current, fixes, remaining, unsafe_left, reported)
 
 
 def _round(data: bytes, findings: list[Finding], path: str, unsafe: bool, allowed, annotate: bool,
@@ -413,10 +378,9 @@ def _round(data: bytes, findings: list[Finding], path: str, unsafe: bool, allowe
     wanted = {f.game for f in findings if f.code in FIXABLE and allowed(f)}
     if not wanted:
         return data, [], False
-    eol = _line_ending(data)
     for i, (name, lo, hi) in enumerate(_spans(data, path)):
         if name in wanted:
-            _settle(lines, lo, hi, i, path, override, unsafe, allowed, eol)
+            _settle(lines, lo, hi, i, path, override, unsafe, allowed)
     moved = bool(lines.removed or lines.inserted)
     fixes: list[Fix] = []
     for n in sorted(lines.original):

@@ -49,25 +49,11 @@ MAX_HAND, MAX_TRICK, MAX_SCORE = _core.MAX_HAND, _core.MAX_TRICK, _core.MAX_SCOR
 # --------------------------------------------------------------------------- records
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """One problem found in a record: where it is, which rule, what was expected.
-
-    ``code`` is stable (see ``auditor explain``); ``subject`` is the player or team the
-    finding is about; ``expected``/``recorded`` carry the two sides of a comparison.
-    """
-
-    code: str
-    message: str
-    source: str = ""
-    line: int = 0
-    column: int = 0
-    game: str = ""
-    hand: int | None = None
-    trick: int | None = None
-    subject: str | None = None
-    expected: str | None = None
-    recorded: str | None = None
+#: One finding: the core's own record (``auditor._core.Finding``), made from the typed facts
+#: of its code's one declaration; ``code``, ``case``, ``message``, ``fields``, ``expected``,
+#: ``recorded``, ``fix`` and the place (``source``, ``line``, ``column``, ``game``, ``hand``,
+#: ``trick``, ``subject``) are read through getters.
+Finding = _core.Finding
 
 
 def _pos():
@@ -346,10 +332,7 @@ def _rules_check(value: str) -> tuple[str, int] | None:
 
 def _not_text(head: bytes, source: str) -> Finding | None:
     """The E109 for a stream whose first block is not text, or ``None`` when it is text."""
-    if not _core.looks_binary(head):
-        return None
-    return Finding("E109", "this is not a text file (NUL bytes or mostly non-UTF-8 in its first "
-                   f"{len(head)} bytes): skipped", source, 1, 1)
+    return _core.not_text_finding(head, source)
 
 
 def iter_games(stream: BinaryIO, source: str, first_line: int = 1, sniff: bool = True,
@@ -416,12 +399,12 @@ def expand_paths(paths: Iterable[str | Path]) -> tuple[list[str], list[Finding]]
         if path.is_dir():
             found = [str(f) for f in sorted(path.rglob("*.pitch")) if f.is_file()]
             if not found:
-                problems.append(Finding("E100", f"no *.pitch files in the folder {s}", s, 0, 0))
+                problems.append(_core.path_finding("NoLogs", s))
             out.extend(found)
         elif path.is_file():
             out.append(s)
         else:
-            problems.append(Finding("E100", f"no such file or folder: {s}", s, 0, 0))
+            problems.append(_core.path_finding("NoSuchPath", s))
     seen: set[str] = set()
     unique = []
     for f in out:  # a file named twice (or inside a folder also named) is read once

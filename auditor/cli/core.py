@@ -272,7 +272,9 @@ def _fix_files(paths: list[str], *, diff: bool, unsafe: bool, sel: list[str], ig
             say(err, _fix_summary(done, diff))
     if fmt == "json":
         out = [{"file": d.path, "changed": d.changed, "fixes": [f.as_dict() for f in d.fixes],
-                "fixed": dict(sorted(d.counts().items())), "remaining": dict(sorted(by_code(d.remaining).items())),
+                "fixed": dict(sorted(d.counts().items())),
+                "reported_fixed": dict(sorted(d.reported_counts().items())),
+                "followed": dict(sorted(d.followed_counts().items())), "remaining": dict(sorted(by_code(d.remaining).items())),
                 "unsafe_fixes_available": d.unsafe_left} for d in reports]
         for d, entry in zip(reports, out):
             if d.path == "<stdin>" and not diff:
@@ -282,17 +284,27 @@ def _fix_files(paths: list[str], *, diff: bool, unsafe: bool, sel: list[str], ig
 
 
 def _fix_summary(done, diff: bool) -> str:
-    """``club.pitch: fixed 2 × S602, 1 × S603; 1 finding left that no fix addresses (R501 1)``."""
-    counts = done.counts()
+    """``club.pitch: fixed 1 finding (S601 1); 2 lines followed from it (S602 2); 1 finding left ...``:
+    what the audit reported and was fixed, apart from what followed from those fixes."""
     verb = "would fix" if diff else "fixed"
-    n = sum(counts.values())
-    head = (f"{done.path}: {verb} {n} line{'s' * (n != 1)} ("
-            + ", ".join(f"{c} {k}" for c, k in sorted(counts.items())) + ")") if counts \
-        else f"{done.path}: nothing to fix"
+
+    def listed(counts) -> str:
+        return ", ".join(f"{c} {k}" for c, k in sorted(counts.items()))
+
+    reported, followed = done.reported_counts(), done.followed_counts()
+    if reported or followed:
+        n = sum(reported.values())
+        head = f"{done.path}: {verb} {n} finding{'s' * (n != 1)}" + (f" ({listed(reported)})" if n else "")
+        if followed:
+            m = sum(followed.values())
+            head += (f"; {m} line{'s' * (m != 1)} {'follow' if m != 1 else 'follows'}" if diff else
+                     f"; {m} line{'s' * (m != 1)} followed") + f" from {'them' if n != 1 else 'it'} ({listed(followed)})"
+    else:
+        head = f"{done.path}: nothing to fix"
     left = by_code(done.remaining)
     if left:
         n = sum(left.values())
-        head += (f"; {n} finding{'s' * (n != 1)} left (" + ", ".join(f"{c} {k}" for c, k in sorted(left.items())) + ")")
+        head += f"; {n} finding{'s' * (n != 1)} left ({listed(left)})"
         if done.unsafe_left and not diff:
             head += f"; {done.unsafe_left} with an unsafe fix (--unsafe-fixes)"
     return head

@@ -77,9 +77,7 @@ impl Kind {
             Kind::Bool => DataType::Boolean,
             Kind::Date32 => DataType::Date32,
             Kind::Timestamp => DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
-            Kind::ListStr => {
-                DataType::List(Arc::new(Field::new_list_field(DataType::Utf8, true)))
-            }
+            Kind::ListStr => DataType::List(Arc::new(Field::new_list_field(DataType::Utf8, true))),
         }
     }
 }
@@ -172,7 +170,9 @@ fn parse_schema(text: &str) -> Result<Schema, String> {
         {
             let parts = c.as_array().map(Vec::as_slice).unwrap_or(&[]);
             let [cname, kind, cdoc] = parts else {
-                return Err(format!("tables.json: {name}: a column is not [name, type, doc]"));
+                return Err(format!(
+                    "tables.json: {name}: a column is not [name, type, doc]"
+                ));
             };
             let cname = text_of(Some(cname));
             let kind = Kind::parse(kind.as_str().unwrap_or(""))
@@ -189,11 +189,9 @@ fn parse_schema(text: &str) -> Result<Schema, String> {
         let fields: Vec<Field> = columns
             .iter()
             .map(|c| {
-                Field::new(&c.name, c.kind.arrow(), true)
-                    .with_metadata(std::collections::BTreeMap::from([(
-                        "doc".to_string(),
-                        c.doc.clone(),
-                    )]))
+                Field::new(&c.name, c.kind.arrow(), true).with_metadata(
+                    std::collections::BTreeMap::from([("doc".to_string(), c.doc.clone())]),
+                )
             })
             .collect();
         let arrow = Arc::new(ArrowSchema::new_with_metadata(
@@ -606,10 +604,7 @@ pub fn encode(spec: &TableSpec, batch: &RecordBatch) -> std::io::Result<Vec<Arro
                 .map_err(io)?;
         }
     }
-    writers
-        .into_iter()
-        .map(|w| w.close().map_err(io))
-        .collect()
+    writers.into_iter().map(|w| w.close().map_err(io)).collect()
 }
 
 /// The Parquet files of one batch: a file per table, made when its first rows come, each row
@@ -654,8 +649,9 @@ impl BatchFiles {
         if slot.is_none() {
             let path = self.dir.join(format!("{}.parquet", spec.name));
             let file = BufWriter::with_capacity(1 << 18, File::create(path)?);
-            let writer = ArrowWriter::try_new(file, spec.arrow.clone(), Some((*spec.props).clone()))
-                .map_err(io)?;
+            let writer =
+                ArrowWriter::try_new(file, spec.arrow.clone(), Some((*spec.props).clone()))
+                    .map_err(io)?;
             *slot = Some(writer.into_serialized_writer().map_err(io)?.0);
         }
         let file = slot.as_mut().ok_or_else(|| io("no file"))?;

@@ -25,6 +25,9 @@ pub mod notation;
 pub mod rules;
 pub mod scan;
 pub mod tables;
+pub mod text;
 
+#[cfg(feature = "python")]
+mod py_finding;
 #[cfg(feature = "python")]
 mod python;

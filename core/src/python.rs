@@ -11,6 +11,7 @@ use crate::notation::{
     Bid, Bids, Deal, Exchange, ExchangeKind, Finding, Game, Hand, Holding, Meta, Name, Named, Note,
     Play, RevokeCall, ScoreEntry, ScoreKind, ScoreLine, Tag, Trick, TrumpLine, Widow, writer,
 };
+use crate::py_finding::PyFinding;
 use crate::rules::RuleSet;
 use pyo3::IntoPyObjectExt;
 use pyo3::exceptions::PyValueError;
@@ -38,7 +39,6 @@ struct Classes {
     marker: Py<PyAny>,
     hand: Py<PyAny>,
     game: Py<PyAny>,
-    finding: Py<PyAny>,
 }
 
 static CLASSES: PyOnceLock<Classes> = PyOnceLock::new();
@@ -66,7 +66,6 @@ fn classes(py: Python<'_>) -> PyResult<&Classes> {
             marker: get("Marker")?,
             hand: get("Hand")?,
             game: get("Game")?,
-            finding: get("Finding")?,
         })
     })
 }
@@ -401,35 +400,8 @@ fn game_to_py<'py>(
     t.call(&c.game, args)
 }
 
-fn finding_to_py<'py>(
-    py: Python<'py>,
-    c: &Classes,
-    f: &Finding,
-    source: &Obj<'py>,
-) -> PyResult<Obj<'py>> {
-    let none = py.None().into_bound(py);
-    let opt = |s: &Option<String>| {
-        s.as_ref()
-            .map_or_else(|| none.clone(), |s| PyString::new(py, s).into_any())
-    };
-    let hand = match f.hand {
-        Some(h) => h.into_pyobject(py)?.into_any(),
-        None => none.clone(),
-    };
-    let args = vec![
-        PyString::new(py, f.code.as_str()).into_any(),
-        PyString::new(py, &f.message).into_any(),
-        source.clone(),
-        f.line.into_pyobject(py)?.into_any(),
-        f.column.into_pyobject(py)?.into_any(),
-        PyString::new(py, &f.game).into_any(),
-        hand,
-        none.clone(),
-        none.clone(),
-        opt(&f.expected),
-        opt(&f.recorded),
-    ];
-    c.finding.bind(py).call1(PyTuple::new(py, args)?)
+fn finding_to_py<'py>(py: Python<'py>, f: &Finding, source: &str) -> PyResult<Obj<'py>> {
+    Ok(Bound::new(py, PyFinding::of(f, source, ""))?.into_any())
 }
 
 // ---------------------------------------------------------------------- Python -> Rust
@@ -609,6 +581,8 @@ fn hand_from(g: &mut Game, o: &Obj<'_>) -> PyResult<Hand> {
                     key: name_from(g, &e, "key")?,
                     value: get(&e, "value")?,
                     column: get(&e, "column")?,
+                    value_column: 0,
+                    value_len: 0,
                 });
             }
             let line = Some(ScoreLine {
@@ -616,6 +590,7 @@ fn hand_from(g: &mut Game, o: &Obj<'_>) -> PyResult<Hand> {
                 entries,
                 meta: meta_from(&s)?,
                 unreadable: get(&s, "unreadable")?,
+                end_column: 0,
             });
             match kind {
                 ScoreKind::Score => h.score = line,
@@ -731,35 +706,8 @@ impl PyRules {
     }
 }
 
-fn opt_int<'py>(py: Python<'py>, v: Option<i64>) -> PyResult<Obj<'py>> {
-    match v {
-        Some(x) => Ok(x.into_pyobject(py)?.into_any()),
-        None => Ok(py.None().into_bound(py)),
-    }
-}
-
 fn engine_finding<'py>(py: Python<'py>, f: &EngineFinding) -> PyResult<Obj<'py>> {
-    let opt = |s: &Option<String>| -> Obj<'py> {
-        s.as_ref().map_or_else(
-            || py.None().into_bound(py),
-            |s| PyString::new(py, s).into_any(),
-        )
-    };
-    let t = PyTuple::new(
-        py,
-        [
-            PyString::new(py, f.code.as_str()).into_any(),
-            PyString::new(py, &f.message).into_any(),
-            f.line.into_pyobject(py)?.into_any(),
-            f.column.into_pyobject(py)?.into_any(),
-            opt_int(py, f.hand.map(i64::from))?,
-            opt_int(py, f.trick.map(i64::from))?,
-            opt(&f.subject),
-            opt(&f.expected),
-            opt(&f.recorded),
-        ],
-    )?;
-    Ok(t.into_any())
+    Ok(Bound::new(py, PyFinding::of(f, "", ""))?.into_any())
 }
 
 fn cards_py<'py>(py: Python<'py>, cards: &[Card]) -> PyResult<Obj<'py>> {
@@ -876,31 +824,10 @@ fn result_py<'py>(py: Python<'py>, res: &GameResult) -> PyResult<Obj<'py>> {
 
 fn reported_py<'py>(
     py: Python<'py>,
-    c: &Classes,
     r: &crate::audit::Reported,
-    source: &Obj<'py>,
+    source: &str,
 ) -> PyResult<Obj<'py>> {
-    let f = &r.finding;
-    let opt = |s: &Option<String>| -> Obj<'py> {
-        s.as_ref().map_or_else(
-            || py.None().into_bound(py),
-            |s| PyString::new(py, s).into_any(),
-        )
-    };
-    let args = vec![
-        PyString::new(py, f.code.as_str()).into_any(),
-        PyString::new(py, &f.message).into_any(),
-        source.clone(),
-        f.line.into_pyobject(py)?.into_any(),
-        f.column.into_pyobject(py)?.into_any(),
-        PyString::new(py, &r.game).into_any(),
-        opt_int(py, f.hand.map(i64::from))?,
-        opt_int(py, f.trick.map(i64::from))?,
-        opt(&f.subject),
-        opt(&f.expected),
-        opt(&f.recorded),
-    ];
-    c.finding.bind(py).call1(PyTuple::new(py, args)?)
+    Ok(Bound::new(py, PyFinding::of(&r.finding, source, &r.game))?.into_any())
 }
 
 /// Rules tags resolved once per distinct text, from any thread.
@@ -1124,11 +1051,9 @@ fn findings_py<'py>(
     summary: &crate::audit::Summary,
     source: &str,
 ) -> PyResult<Bound<'py, PyList>> {
-    let c = classes(py)?;
-    let source = PyString::new(py, source).into_any();
     let out = PyList::empty(py);
     for r in &summary.findings {
-        out.append(reported_py(py, c, r, &source)?)?;
+        out.append(reported_py(py, r, source)?)?;
     }
     Ok(out)
 }
@@ -1150,7 +1075,9 @@ fn io_err(e: std::io::Error) -> PyErr {
 }
 
 fn poisoned() -> PyErr {
-    pyo3::exceptions::PyOSError::new_err("the batch's files were left in a bad state by a failed write")
+    pyo3::exceptions::PyOSError::new_err(
+        "the batch's files were left in a bad state by a failed write",
+    )
 }
 
 impl PyBatchFiles {
@@ -1182,24 +1109,30 @@ impl PyBatchFiles {
         })
     }
 
-    /// Add rows to the findings table for `auditor.notation.Finding` objects outside any game.
+    /// Add rows to the findings table for findings Python made outside any game (a path that
+    /// cannot be read, a file that is not text).
     fn write_findings(&self, found: Vec<Bound<'_, PyAny>>) -> PyResult<()> {
         let mut rows = Vec::new();
         for f in found {
             let code: String = get(&f, "code")?;
-            let code = crate::notation::Code::ALL
+            let code = crate::findings::Code::ALL
                 .iter()
                 .copied()
                 .find(|c| c.as_str() == code)
                 .ok_or_else(|| PyValueError::new_err(format!("unknown finding code {code}")))?;
-            let mut finding = Finding::new(code, get(&f, "message")?, get(&f, "line")?, get(&f, "column")?);
-            finding.game = get(&f, "game")?;
-            finding.hand = get(&f, "hand")?;
-            finding.trick = get(&f, "trick")?;
-            finding.subject = get(&f, "subject")?;
-            finding.expected = get(&f, "expected")?;
-            finding.recorded = get(&f, "recorded")?;
-            rows.push((get::<String>(&f, "source")?, finding));
+            rows.push(crate::tables::FindingRow {
+                code,
+                game: get(&f, "game")?,
+                source: get(&f, "source")?,
+                line: get(&f, "line")?,
+                column: get(&f, "column")?,
+                hand: get(&f, "hand")?,
+                trick: get(&f, "trick")?,
+                subject: get(&f, "subject")?,
+                message: get(&f, "message")?,
+                expected: get(&f, "expected")?,
+                recorded: get(&f, "recorded")?,
+            });
         }
         let spec = std::sync::Arc::new(crate::tables::Spec {
             source: String::new(),
@@ -1244,14 +1177,20 @@ impl PyGameKeys {
 
     /// Add keys (hex, as the tables write them; anything else is not a key and is left out).
     fn update(&self, keys: Vec<String>) {
-        for k in keys.iter().filter_map(|k| crate::tables::GameKeys::parse(k)) {
+        for k in keys
+            .iter()
+            .filter_map(|k| crate::tables::GameKeys::parse(k))
+        {
             self.inner.insert(k);
         }
     }
 
     /// Forget keys (the games of a piece of work that is run again).
     fn discard(&self, keys: Vec<String>) {
-        for k in keys.iter().filter_map(|k| crate::tables::GameKeys::parse(k)) {
+        for k in keys
+            .iter()
+            .filter_map(|k| crate::tables::GameKeys::parse(k))
+        {
             self.inner.remove(k);
         }
     }
@@ -1381,11 +1320,9 @@ fn import_file<'py>(
     if let Some(e) = failed.lock().ok().and_then(|mut e| e.take()) {
         return Err(e);
     }
-    let c = classes(py)?;
-    let source = PyString::new(py, &spec.source).into_any();
     let found = PyList::empty(py);
     for r in &summary.findings {
-        found.append((r.key.clone(), reported_py(py, c, r, &source)?))?;
+        found.append((r.key.clone(), reported_py(py, r, &spec.source)?))?;
     }
     Ok((
         found,
@@ -1408,36 +1345,34 @@ fn split_file(py: Python<'_>, path: &str, chunk_bytes: u64) -> PyResult<Vec<(u64
         .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))
 }
 
-/// The fields of one declaration, as [`catalog`] gives them.
-type DeclarationRow = (
-    &'static str,
-    &'static str,
-    &'static str,
-    &'static str,
-    &'static str,
-    &'static str,
-    &'static str,
-    &'static str,
-);
-
-/// Every finding code's declaration: `[(code, kind, severity, title, why, example, fix, section)]`.
+/// Every finding code's declaration, as dicts: code, kind, severity, title, why, example, fix,
+/// fix_title, section, and its cases (name, fields, template).
 #[pyfunction]
-fn catalog() -> Vec<DeclarationRow> {
-    crate::findings::CATALOG
-        .iter()
-        .map(|d| {
-            (
-                d.code.as_str(),
-                d.code.kind(),
-                d.severity.as_str(),
-                d.title,
-                d.why,
-                d.example,
-                d.fix.as_str(),
-                d.section,
-            )
-        })
-        .collect()
+fn catalog(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
+    let out = PyList::empty(py);
+    for d in crate::findings::CATALOG {
+        let x = PyDict::new(py);
+        x.set_item("code", d.code.as_str())?;
+        x.set_item("kind", d.code.kind())?;
+        x.set_item("severity", d.severity.as_str())?;
+        x.set_item("title", d.title)?;
+        x.set_item("why", d.why)?;
+        x.set_item("example", d.example)?;
+        x.set_item("fix", d.fix.as_str())?;
+        x.set_item("fix_title", d.fix_title)?;
+        x.set_item("section", d.section)?;
+        let cases = PyList::empty(py);
+        for c in d.cases {
+            let y = PyDict::new(py);
+            y.set_item("name", c.name)?;
+            y.set_item("fields", c.fields.to_vec())?;
+            y.set_item("template", c.template)?;
+            cases.append(y)?;
+        }
+        x.set_item("cases", cases)?;
+        out.append(x)?;
+    }
+    Ok(out)
 }
 
 /// The deck shape named `code` (`plain`, `jick`, `jokers`: `Rules.deck_kind`).
@@ -1693,7 +1628,7 @@ fn take<'py>(
     }
     let findings = PyList::empty(py);
     for f in p.take_findings() {
-        findings.append(finding_to_py(py, c, &f, &src)?)?;
+        findings.append(finding_to_py(py, &f, source.bind(py).to_str()?)?)?;
     }
     Ok((games, findings))
 }
@@ -1839,6 +1774,10 @@ fn count_lines(py: Python<'_>, path: &str) -> PyResult<(u64, u64)> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyParser>()?;
     m.add_class::<PyRules>()?;
+    m.add_class::<PyFinding>()?;
+    m.add_function(wrap_pyfunction!(crate::py_finding::_finding_from, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::py_finding::path_finding, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::py_finding::not_text_finding, m)?)?;
     m.add_function(wrap_pyfunction!(audit_records, m)?)?;
     m.add_function(wrap_pyfunction!(trick_winner, m)?)?;
     m.add_function(wrap_pyfunction!(audit_file, m)?)?;

@@ -113,43 +113,219 @@ macro_rules! columns {
 }
 
 columns!(GamesCols {
-    game_id, game, source_file, game_index, line, event, site, date, round, rules_tag, preset,
-    rules, players, teams, tags, hands, recorded_winner, winner, won_in_hand, imported_at,
+    game_id,
+    game,
+    source_file,
+    game_index,
+    line,
+    event,
+    site,
+    date,
+    round,
+    rules_tag,
+    preset,
+    rules,
+    players,
+    teams,
+    tags,
+    hands,
+    recorded_winner,
+    winner,
+    won_in_hand,
+    imported_at,
 });
 columns!(HandsCols {
-    game_id, hand, line, dealer, status, pitcher, contract, high_bid, sold, sale, trump,
-    trump_line, dealt, widow, points_in_play, tricks, high, high_card, high_holder, low, low_card,
-    low_holder, jack, jack_trick, off_jack, high_joker, low_joker, trey, game_point,
-    contract_made, smudge, moon, takeover, revokers, went_out, notes,
+    game_id,
+    hand,
+    line,
+    dealer,
+    status,
+    pitcher,
+    contract,
+    high_bid,
+    sold,
+    sale,
+    trump,
+    trump_line,
+    dealt,
+    widow,
+    points_in_play,
+    tricks,
+    high,
+    high_card,
+    high_holder,
+    low,
+    low_card,
+    low_holder,
+    jack,
+    jack_trick,
+    off_jack,
+    high_joker,
+    low_joker,
+    trey,
+    game_point,
+    contract_made,
+    smudge,
+    moon,
+    takeover,
+    revokers,
+    went_out,
+    notes,
 });
-columns!(DealsCols { game_id, hand, player, cards });
-columns!(ExchangesCols { game_id, hand, position, kind, player, cards, line });
-columns!(BidsCols { game_id, hand, position, player, word, value, line, column });
+columns!(DealsCols {
+    game_id,
+    hand,
+    player,
+    cards
+});
+columns!(ExchangesCols {
+    game_id,
+    hand,
+    position,
+    kind,
+    player,
+    cards,
+    line
+});
+columns!(BidsCols {
+    game_id,
+    hand,
+    position,
+    player,
+    word,
+    value,
+    line,
+    column
+});
 columns!(PlaysCols {
-    game_id, hand, trick, position, player, card, rank, suit, trump, trick_winner, revoke, line,
+    game_id,
+    hand,
+    trick,
+    position,
+    player,
+    card,
+    rank,
+    suit,
+    trump,
+    trick_winner,
+    revoke,
+    line,
     column,
 });
-columns!(RecordedCols { game_id, hand, kind, key, value, line, column });
+columns!(RecordedCols {
+    game_id,
+    hand,
+    kind,
+    key,
+    value,
+    line,
+    column
+});
 columns!(HandScoresCols {
-    game_id, hand, side, pitcher_side, points, high, low, jack, off_jack, high_joker, low_joker,
-    trey, game_point, count, tricks, score, recorded_score, total, recorded_total, set_back,
+    game_id,
+    hand,
+    side,
+    pitcher_side,
+    points,
+    high,
+    low,
+    jack,
+    off_jack,
+    high_joker,
+    low_joker,
+    trey,
+    game_point,
+    count,
+    tricks,
+    score,
+    recorded_score,
+    total,
+    recorded_total,
+    set_back,
     revoked,
 });
-columns!(SettlementsCols { game_id, side, amount });
+columns!(SettlementsCols {
+    game_id,
+    side,
+    amount
+});
 columns!(FindingsCols {
-    game_id, game, code, kind, severity, file, line, column, hand, trick, player, message,
-    expected, recorded,
+    game_id,
+    game,
+    code,
+    kind,
+    severity,
+    file,
+    line,
+    column,
+    hand,
+    trick,
+    player,
+    message,
+    expected,
+    recorded,
 });
 columns!(CountersCols {
-    game_id, game, event, date, preset, player, side, side_lead, finished, won, settlement,
-    bid_turns, bids, auctions_won, contract_sum, contracts_made, times_set, smudge_attempts,
-    smudges_made, moon_attempts, moons_made, revokes, hands, high, low, jack, game_point,
-    ten_point_hands, off_jack_hands, off_jack, high_joker, low_joker, trey_hands, trey, points,
-    points_in_play, score, set_back, side_revokes, scoring_errors,
+    game_id,
+    game,
+    event,
+    date,
+    preset,
+    player,
+    side,
+    side_lead,
+    finished,
+    won,
+    settlement,
+    bid_turns,
+    bids,
+    auctions_won,
+    contract_sum,
+    contracts_made,
+    times_set,
+    smudge_attempts,
+    smudges_made,
+    moon_attempts,
+    moons_made,
+    revokes,
+    hands,
+    high,
+    low,
+    jack,
+    game_point,
+    ten_point_hands,
+    off_jack_hands,
+    off_jack,
+    high_joker,
+    low_joker,
+    trey_hands,
+    trey,
+    points,
+    points_in_play,
+    score,
+    set_back,
+    side_revokes,
+    scoring_errors,
 });
 columns!(AnalysisCols {
-    game_id, hand, trick, position, player, side, card, pitcher, pitcher_side, value_before,
-    value_after, cost, mistake, illegal, better, par, best_trump_par, contract,
+    game_id,
+    hand,
+    trick,
+    position,
+    player,
+    side,
+    card,
+    pitcher,
+    pitcher_side,
+    value_before,
+    value_after,
+    cost,
+    mistake,
+    illegal,
+    better,
+    par,
+    best_trump_par,
+    contract,
 });
 
 /// Each table's position among the piece's tables (`usize::MAX`: not in the schema).
@@ -280,42 +456,74 @@ impl Rows {
             return;
         };
         for f in found {
-            finding_row(t, &c, game_id, game, &source, f);
+            finding_row(t, &c, game_id, game, &FindingRow::of(f, &source));
         }
     }
 
     /// The rows of the findings Python made itself (a file that cannot be read, or is not text),
     /// as a batch of the findings table.
-    pub fn stray_batch(spec: Arc<Spec>, found: &[(String, Finding)]) -> Result<(usize, arrow_array::RecordBatch), String> {
+    pub fn stray_batch(
+        spec: Arc<Spec>,
+        found: &[FindingRow],
+    ) -> Result<(usize, arrow_array::RecordBatch), String> {
         let mut rows = Rows::new(spec, columns::schema()?);
         let c = rows.c.findings;
         let at = rows.at.findings;
         let t = rows.tables.get_mut(at).ok_or("no findings table")?;
-        for (source, f) in found {
-            finding_row(t, &c, None, &f.game, source, f);
+        for f in found {
+            finding_row(t, &c, None, &f.game, f);
         }
         Ok((at, t.finish()))
     }
 }
 
-/// One row of the findings table.
-fn finding_row(
-    t: &mut Table,
-    c: &FindingsCols,
-    game_id: Option<&str>,
-    game: &str,
-    source: &str,
-    f: &Finding,
-) {
+/// One finding as the findings table stores it.
+#[derive(Clone, Debug)]
+pub struct FindingRow {
+    pub code: crate::findings::Code,
+    /// The game's name (empty: outside any game).
+    pub game: String,
+    /// The file it is in.
+    pub source: String,
+    pub line: u32,
+    pub column: u32,
+    pub hand: Option<u32>,
+    pub trick: Option<u32>,
+    pub subject: Option<String>,
+    pub message: String,
+    pub expected: Option<String>,
+    pub recorded: Option<String>,
+}
+
+impl FindingRow {
+    /// The row of the core's finding `f`, found in `source`.
+    pub fn of(f: &Finding, source: &str) -> FindingRow {
+        let compared = f.facts.compared();
+        FindingRow {
+            code: f.code(),
+            game: f.game.clone(),
+            source: source.to_string(),
+            line: f.line,
+            column: f.column,
+            hand: f.hand,
+            trick: f.trick,
+            subject: f.subject.clone(),
+            message: f.message(),
+            expected: compared.as_ref().map(|c| c.0.clone()),
+            recorded: compared.map(|c| c.1),
+        }
+    }
+}
+
+/// One row of the findings table (`game`: the game's name as the piece knows it).
+fn finding_row(t: &mut Table, c: &FindingsCols, game_id: Option<&str>, game: &str, f: &FindingRow) {
+    let code = f.code;
     t.str(c.game_id, game_id);
     t.str(c.game, (!game.is_empty()).then_some(game));
-    t.str(c.code, Some(f.code.as_str()));
-    t.str(c.kind, Some(f.code.kind()));
-    t.str(
-        c.severity,
-        Some(f.code.declaration().map_or("error", |d| d.severity.as_str())),
-    );
-    t.str(c.file, Some(source));
+    t.str(c.code, Some(code.as_str()));
+    t.str(c.kind, Some(code.kind()));
+    t.str(c.severity, Some(code.declaration().severity.as_str()));
+    t.str(c.file, Some(&f.source));
     t.int(c.line, Some(i64::from(f.line)));
     t.int(c.column, Some(i64::from(f.column)));
     t.int(c.hand, f.hand.map(i64::from));
@@ -333,7 +541,14 @@ fn finding_row(
 struct Facts<'a> {
     /// Per hands row: its number, whether played, the pitcher, the contract, whether it was
     /// made, the sides penalised for a revoke.
-    hands: Vec<(u32, bool, Option<&'a str>, Option<i32>, Option<bool>, Vec<&'a str>)>,
+    hands: Vec<(
+        u32,
+        bool,
+        Option<&'a str>,
+        Option<i32>,
+        Option<bool>,
+        Vec<&'a str>,
+    )>,
     /// (hand, player) of each play that broke the follow rule.
     revoked: Vec<(u32, &'a str)>,
     /// The hand_scores rows.
@@ -413,7 +628,7 @@ impl Sink for Rows {
         let errors: Vec<&str> = pf
             .iter()
             .chain(res.map_or(&[][..], |r| &r.findings))
-            .filter(|f| matches!(f.code.as_str(), "S601" | "S602") && f.hand.is_some())
+            .filter(|f| matches!(f.code().as_str(), "S601" | "S602") && f.hand.is_some())
             .filter_map(|f| f.subject.as_deref())
             .collect();
         if self.spec.derived {
@@ -495,7 +710,10 @@ impl Rows {
                 g.winner.as_ref().map(|w| g.name_of(w.name)),
             );
             t.str(c.winner, res.and_then(|r| side(r.winner)));
-            t.int(c.won_in_hand, res.and_then(|r| r.won_in_hand).map(i64::from));
+            t.int(
+                c.won_in_hand,
+                res.and_then(|r| r.won_in_hand).map(i64::from),
+            );
             t.int(c.imported_at, Some(self.spec.now_us));
             t.end_row();
         }
@@ -544,7 +762,14 @@ impl Rows {
                     let revokers: Vec<&str> = hs.revokers.iter().filter_map(|&r| side(r)).collect();
                     t.list(c.revokers, Some(revokers.iter().copied()));
                     t.str(c.went_out, side(hs.went_out));
-                    fact = (h.number, played, pitcher, Some(prep.contract), made, revokers);
+                    fact = (
+                        h.number,
+                        played,
+                        pitcher,
+                        Some(prep.contract),
+                        made,
+                        revokers,
+                    );
                 } else {
                     let first = h
                         .tricks
@@ -586,9 +811,10 @@ impl Rows {
                     t.str(c.low_holder, Some(seat_name(p.low_holder)));
                     t.str(c.jack, award("Jack"));
                     t.int(c.jack_trick, p.jack_trick.map(i64::from));
-                    for ((names, _), col) in EXTRA_POINTS
-                        .iter()
-                        .zip([c.off_jack, c.high_joker, c.low_joker, c.trey])
+                    for ((names, _), col) in
+                        EXTRA_POINTS
+                            .iter()
+                            .zip([c.off_jack, c.high_joker, c.low_joker, c.trey])
                     {
                         t.str(col, names.iter().find_map(|n| award(n)));
                     }
@@ -664,7 +890,19 @@ impl Rows {
                 played && hs.is_some_and(|x| x.scored),
                 self.tables.get_mut(at.hand_scores),
             ) {
-                hand_scores(t, &c.hand_scores, g, h, id, hs, prep, seats, p, rules, facts);
+                hand_scores(
+                    t,
+                    &c.hand_scores,
+                    g,
+                    h,
+                    id,
+                    hs,
+                    prep,
+                    seats,
+                    p,
+                    rules,
+                    facts,
+                );
             }
         }
         if let (Some(res), Some(seats), Some(t)) = (res, seats, self.tables.get_mut(at.settlements))
@@ -903,9 +1141,7 @@ impl Rows {
                 .filter(|(s, _)| *s == side)
                 .map(|&(_, v)| i64::from(v))
                 .collect();
-            let amount = |v: Option<i64>| {
-                (settles && winner.is_some()).then(|| v.unwrap_or(0))
-            };
+            let amount = |v: Option<i64>| (settles && winner.is_some()).then(|| v.unwrap_or(0));
             if paid.is_empty() {
                 rows.push((p, seat + 1, side, amount(None)));
             } else {
@@ -942,7 +1178,8 @@ impl Rows {
             }
             let mut won = [0i64; 8]; // auctions, sum, made, set, smudges, smudges made, moons, moons made
             for (_, played, pitcher, contract, made, revokers) in &facts.hands {
-                let Some(contract) = contract.filter(|&k| *played && k > 0 && *pitcher == Some(*player))
+                let Some(contract) =
+                    contract.filter(|&k| *played && k > 0 && *pitcher == Some(*player))
                 else {
                     continue;
                 };
@@ -966,11 +1203,8 @@ impl Rows {
                 }
             }
             let revokes = revoked.iter().filter(|r| r.1 == *player).count() as i64;
-            let side_players: Vec<&str> = rows
-                .iter()
-                .filter(|r| r.2 == *side)
-                .map(|r| r.0)
-                .collect();
+            let side_players: Vec<&str> =
+                rows.iter().filter(|r| r.2 == *side).map(|r| r.0).collect();
             let mut side_hands: Vec<u32> = revoked
                 .iter()
                 .filter(|r| side_players.contains(&r.1))
@@ -1035,7 +1269,11 @@ impl Rows {
             t.int(c.score, score);
             int(t, c.set_back, mine.iter().map(|s| s.set_back).sum());
             int(t, c.side_revokes, side_hands.len() as i64);
-            int(t, c.scoring_errors, errors.iter().filter(|p| **p == side).count() as i64);
+            int(
+                t,
+                c.scoring_errors,
+                errors.iter().filter(|p| **p == side).count() as i64,
+            );
             t.end_row();
         }
     }
@@ -1114,7 +1352,10 @@ impl Rows {
                 t.int(c.cost, Some(i64::from(p.cost)));
                 t.bool(c.mistake, Some(p.cost > 0));
                 t.bool(c.illegal, Some(p.illegal));
-                t.str(c.better, (!better.is_empty()).then(|| better.join(" ")).as_deref());
+                t.str(
+                    c.better,
+                    (!better.is_empty()).then(|| better.join(" ")).as_deref(),
+                );
                 t.int(c.par, Some(i64::from(a.par)));
                 t.int(c.best_trump_par, best_trump_par.map(i64::from));
                 t.int(c.contract, Some(i64::from(a.contract)));
@@ -1395,7 +1636,7 @@ fn legacy_key(g: &Game, found: &[Finding]) -> String {
     };
     h.update(text.as_bytes());
     for f in found {
-        h.update(format!("{}|{}\n", f.code.as_str(), strip_hints(&f.message)).as_bytes());
+        h.update(format!("{}|{}\n", f.code().as_str(), strip_hints(&f.message())).as_bytes());
     }
     let mut out = [0u8; 16];
     if h.finalize_variable(&mut out).is_err() {

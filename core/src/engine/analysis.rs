@@ -13,7 +13,8 @@ use super::contract::Contract;
 use super::solver::{Layout, MAX_SEATS, NotAnalysable, Objective, Position, Solver};
 use super::{Finding, HandScore, Prepared, Seats, Status};
 use crate::cards::{Card, CardMask, cards_of};
-use crate::notation::Code;
+use crate::findings::Points;
+use crate::findings::revoke::R503;
 use crate::rules::{FirstTrickTrump, RuleSet};
 
 /// One card of the record with its value before and after, for the player's side.
@@ -211,7 +212,7 @@ fn naming(rules: &RuleSet, trump: u8, hand: CardMask) -> CardMask {
 
 /// Why a hand that was not scored from its play cannot be examined, naming the findings that stop it.
 fn unplayed(prep: &Prepared, hs: &HandScore) -> NotAnalysable {
-    let mut codes: Vec<&str> = prep.findings.iter().map(|f| f.code.as_str()).collect();
+    let mut codes: Vec<&str> = prep.findings.iter().map(|f| f.code().as_str()).collect();
     codes.sort_unstable();
     codes.dedup();
     if hs.status == Status::Unplayable && !codes.is_empty() {
@@ -616,14 +617,13 @@ pub fn revoke_damage_findings(
             .map(|s| 1u16 << s)
             .sum();
         let innocent = sides_named(seats, innocent_all);
-        let (message, expected, recorded) = match &analysed {
-            Err(NotAnalysable(why)) => (
-                format!(
-                    "what the revoke by {revoker} in trick {t} cost {innocent} cannot be demonstrated: {why}"
-                ),
-                "an examination of the tricks".to_string(),
-                "none possible".to_string(),
-            ),
+        let facts = match &analysed {
+            Err(NotAnalysable(why)) => R503::NotDemonstrable {
+                revoker: revoker.into(),
+                trick: t as u32,
+                innocent: innocent.clone(),
+                why: why.clone(),
+            },
             Ok(a) => {
                 let Some(d) = a
                     .revokes
@@ -650,41 +650,38 @@ pub fn revoke_damage_findings(
                     .into_iter()
                     .chain(d.line.iter().copied())
                     .collect();
-                let shown = line_text(&whole, t as u32, seats, &sizes);
-                let legal = d.line.first().map_or("??", |(_, c)| c.name());
-                let pts = |v: i32| {
-                    if v == 1 {
-                        "1 point".to_string()
-                    } else {
-                        format!("{v} points")
-                    }
+                let line_shown = line_text(&whole, t as u32, seats, &sizes);
+                let Some(legal) = d.line.first().map(|&(_, c)| c) else {
+                    continue;
                 };
                 let damage = d.damage();
-                let message = if damage > 0 {
-                    format!(
-                        "the revoke by {revoker} in trick {t} cost {innocent} {}: had {revoker} played a legal card ({legal}), {innocent} were sure to take {} (line: {shown}), and took {}",
-                        pts(damage),
-                        pts(d.sure),
-                        pts(d.took)
-                    )
+                if damage > 0 {
+                    R503::Cost {
+                        revoker: revoker.into(),
+                        trick: t as u32,
+                        innocent: innocent.clone(),
+                        damage: Points(damage),
+                        legal,
+                        sure: Points(d.sure),
+                        took: Points(d.took),
+                        line: line_shown,
+                    }
                 } else {
-                    format!(
-                        "the revoke by {revoker} in trick {t} cost {innocent} nothing: had {revoker} played a legal card ({legal}), {innocent} were sure of {} (line: {shown}), and took {}",
-                        pts(d.sure),
-                        pts(d.took)
-                    )
-                };
-                (
-                    message,
-                    format!("{} sure", pts(d.sure)),
-                    format!("{} taken", pts(d.took)),
-                )
+                    R503::NoCost {
+                        revoker: revoker.into(),
+                        trick: t as u32,
+                        innocent: innocent.clone(),
+                        legal,
+                        sure: Points(d.sure),
+                        took: Points(d.took),
+                        line: line_shown,
+                    }
+                }
             }
         };
-        let mut f = Finding::new(Code::R503, message, line, col)
+        let mut f = Finding::new(facts, line, col)
             .in_trick(t as u32)
-            .about(revoker)
-            .compare(&expected, &recorded);
+            .about(revoker);
         f.hand = hand;
         out.push(f);
     }

@@ -1,8 +1,9 @@
 //! The auction: who speaks in what order, which bids stand, who pitches and for what.
 
 use super::{Finding, Prepared, Seats};
-use crate::notation::lexer::py_repr;
-use crate::notation::{Bid, Code, Game, Hand};
+use crate::findings::auction::{A301, A302, A303, A304, A305, A306, A308, A309};
+use crate::findings::{AlsoWords, DidYouMean, Facts, Listed, Quoted, Spaced};
+use crate::notation::{Bid, Game, Hand};
 use crate::rules::{AllPass, Auction, PITCH_VALUE, RuleSet, Smudge, bid_number};
 
 /// The order the players speak in: clockwise from the dealer's left, dealer last; or, in a
@@ -32,23 +33,10 @@ pub fn auction(
     game: &Game,
 ) {
     let line = h.bids.as_ref().map_or(h.meta.line, |b| b.meta.line);
-    let find = |prep: &mut Prepared, code: Code, msg: String, col: u32, subject: Option<&str>| {
-        let mut f = Finding::new(code, msg, line, col);
+    let find = |prep: &mut Prepared, facts: Facts, col: u32, subject: Option<&str>| {
+        let mut f = Finding::new(facts, line, col);
         f.subject = subject.map(str::to_string);
         prep.push(f);
-    };
-    let find_cmp = |prep: &mut Prepared,
-                    code: Code,
-                    msg: String,
-                    col: u32,
-                    subject: &str,
-                    exp: String,
-                    rec: String| {
-        prep.push(
-            Finding::new(code, msg, line, col)
-                .about(subject)
-                .compare(exp, rec),
-        );
     };
     let word = |b: &Bid| game.word_of(b.word);
     let player = |b: &Bid| game.name_of(b.player);
@@ -69,12 +57,11 @@ pub fn auction(
                 if seats.seat(last.player) != eldest {
                     find(
                         prep,
-                        Code::A308,
-                        format!(
-                            "the last word of a selling auction belongs to the eldest hand {}, not {}",
-                            seats.name(eldest),
-                            player(last)
-                        ),
+                        A308::LastWordNotEldest {
+                            eldest: seats.name(eldest).into(),
+                            player: player(last).into(),
+                        }
+                        .into(),
                         last.column,
                         Some(player(last)),
                     );
@@ -89,11 +76,10 @@ pub fn auction(
         if spoken.contains(&seat) {
             find(
                 prep,
-                Code::A302,
-                format!(
-                    "{} bids twice in one auction (each player speaks once)",
-                    player(b)
-                ),
+                A302::BidsTwice {
+                    player: player(b).into(),
+                }
+                .into(),
                 b.column,
                 Some(player(b)),
             );
@@ -122,20 +108,18 @@ pub fn auction(
             .map_or("nobody (everyone has spoken)".to_string(), |&o| {
                 seats.name(o).to_string()
             });
-        let who: Vec<&str> = order.iter().map(|&x| seats.name(x)).collect();
-        find_cmp(
+        let who: Vec<String> = order.iter().map(|&x| seats.name(x).to_string()).collect();
+        find(
             prep,
-            Code::A301,
-            format!(
-                "{} bids out of turn: expected {exp} (order from the {}'s left: {})",
-                player(b),
-                if sell { "eldest hand" } else { "dealer" },
-                who.join(" ")
-            ),
+            A301::OutOfTurn {
+                player: player(b).into(),
+                expected: exp,
+                from: if sell { "eldest hand" } else { "dealer" },
+                order: Spaced(who),
+            }
+            .into(),
             b.column,
-            player(b),
-            exp.clone(),
-            player(b).to_string(),
+            Some(player(b)),
         );
         broke = true;
         break;
@@ -145,19 +129,16 @@ pub fn auction(
     }
     if let Some(bl) = &h.bids {
         if !missing.is_empty() && !bl.unreadable {
-            let names: Vec<&str> = missing.iter().map(|&x| seats.name(x)).collect();
-            let names = names.join(", ");
-            find_cmp(
+            let names: Vec<String> = missing.iter().map(|&x| seats.name(x).to_string()).collect();
+            find(
                 prep,
-                Code::A301,
-                format!(
-                    "the auction is missing {names}: with auction={} every player speaks once, passes included",
-                    rules.auction.word()
-                ),
+                A301::Missing {
+                    players: Listed(names),
+                    auction: rules.auction.word(),
+                }
+                .into(),
                 1,
-                seats.name(missing.first().copied().unwrap_or(-1)),
-                names.clone(),
-                "nothing".into(),
+                Some(seats.name(missing.first().copied().unwrap_or(-1))),
             );
         }
     }
@@ -165,7 +146,6 @@ pub fn auction(
     let mut pitched = -1i32;
     // the highest bid that is no legal bid (A304): (number, by the dealer, seat)
     let mut faulty: Option<(i32, bool, i32)> = None;
-    let range = format!("{}-{}", rules.min_bid, rules.top_bid);
     for &(seat, b) in &first_time {
         let w = word(b);
         let who = player(b);
@@ -175,11 +155,11 @@ pub fn auction(
         if w == "sells" || w == "keeps" {
             find(
                 prep,
-                Code::A308,
-                format!(
-                    "{who} says {}, which only the eldest hand says, last, in a selling auction (auction=sell)",
-                    py_repr(w)
-                ),
+                A308::EldestWordEarly {
+                    player: who.into(),
+                    word: Quoted(w.into()),
+                }
+                .into(),
                 b.column,
                 Some(who),
             );
@@ -187,17 +167,18 @@ pub fn auction(
         }
         let is_pitch = w.split(' ').next() == Some("pitch");
         if is_pitch && !rules.pitching {
-            find_cmp(
+            find(
                 prep,
-                Code::A304,
-                format!(
-                    "{who} pitches in the auction, but {} has no pitching (pitching=off)",
-                    rules.preset
-                ),
+                A304::NoPitching {
+                    player: who.into(),
+                    preset: rules.preset.clone(),
+                    word: w.into(),
+                    min_bid: rules.min_bid,
+                    max_bid: rules.top_bid,
+                }
+                .into(),
                 b.column,
-                who,
-                range.clone(),
-                w.to_string(),
+                Some(who),
             );
             prep.bid_of.push((seat, 0));
             faulty = faulty.max(Some((PITCH_VALUE, seat == dealer, seat)));
@@ -220,18 +201,17 @@ pub fn auction(
         if pitched >= 0 {
             if let Some(v) = value {
                 if seat != dealer {
-                    find_cmp(
+                    find(
                         prep,
-                        Code::A309,
-                        format!(
-                            "{who} bids after {}'s pitch: with pitching=on only the dealer {} may then take over",
-                            seats.name(pitched),
-                            seats.name(dealer)
-                        ),
+                        A309::BidAfterPitch {
+                            player: who.into(),
+                            pitcher: seats.name(pitched).into(),
+                            dealer: seats.name(dealer).into(),
+                            word: w.into(),
+                        }
+                        .into(),
                         b.column,
-                        who,
-                        "pass".into(),
-                        w.to_string(),
+                        Some(who),
                     );
                     continue;
                 }
@@ -240,18 +220,16 @@ pub fn auction(
                     && prep.pitch_suit(seat) >= 0
                     && prep.pitch_suit(seat) == prep.pitch_suit(pitched);
                 if (is_pitch && same) || (!is_pitch && v != rules.top_bid) {
-                    find_cmp(
+                    find(
                         prep,
-                        Code::A309,
-                        format!(
-                            "the dealer {who} takes over {}'s pitch with {}: a takeover is a pitch in a new suit or a smudge",
-                            seats.name(pitched),
-                            py_repr(w)
-                        ),
+                        A309::BadTakeover {
+                            dealer: who.into(),
+                            pitcher: seats.name(pitched).into(),
+                            word: Quoted(w.into()),
+                        }
+                        .into(),
                         b.column,
-                        who,
-                        "pitch in another suit, or smudge".into(),
-                        w.to_string(),
+                        Some(who),
                     );
                     continue;
                 }
@@ -263,17 +241,18 @@ pub fn auction(
         }
         if let (true, Some(v)) = (is_pitch, value) {
             if v <= high {
-                find_cmp(
+                find(
                     prep,
-                    Code::A303,
-                    format!(
-                        "{who} pitches (worth {v}) over a standing bid of {high} by {}: a pitch must beat the standing bid",
-                        seats.name(high_seat)
-                    ),
+                    A303::PitchTooLow {
+                        player: who.into(),
+                        worth: v,
+                        high,
+                        by: seats.name(high_seat).into(),
+                        word: w.into(),
+                    }
+                    .into(),
                     b.column,
-                    who,
-                    format!("a standing bid below {v}"),
-                    w.to_string(),
+                    Some(who),
                 );
                 continue;
             }
@@ -281,11 +260,6 @@ pub fn auction(
             prep.pitched_by = pitched;
         }
         let Some(value) = value.filter(|_| in_range) else {
-            let words = if rules.top_bid_words.is_empty() {
-                String::new()
-            } else {
-                format!(", {}", rules.top_bid_words.join("/"))
-            };
             // a word that is no bid at all may be a slip of one (`pas`: `pass`)
             let hint = if value.is_none() {
                 let mut known: Vec<&str> = vec!["pass"];
@@ -296,28 +270,24 @@ pub fn auction(
                 if sell {
                     known.extend(["sells", "keeps"]);
                 }
-                crate::notation::parser::did_you_mean(w, known.into_iter())
-                    .map(|k| format!(" (did you mean '{k}'?)"))
-                    .unwrap_or_default()
+                crate::notation::parser::did_you_mean(w, known.into_iter()).map(str::to_string)
             } else {
-                String::new()
+                None
             };
-            find_cmp(
+            find(
                 prep,
-                Code::A304,
-                format!(
-                    "{who} bids {}{hint}: {} bids run from {} to {}{words} (min_bid={}, max_bid={})",
-                    py_repr(w),
-                    rules.preset,
-                    rules.min_bid,
-                    rules.top_bid,
-                    rules.min_bid,
-                    rules.top_bid
-                ),
+                A304::OutOfRange {
+                    player: who.into(),
+                    word: Quoted(w.into()),
+                    suggestion: DidYouMean(hint),
+                    preset: rules.preset.clone(),
+                    min_bid: rules.min_bid,
+                    max_bid: rules.top_bid,
+                    top_bid_words: AlsoWords(rules.top_bid_words.clone()),
+                }
+                .into(),
                 b.column,
-                who,
-                range.clone(),
-                w.to_string(),
+                Some(who),
             );
             // a bid that is no legal bid may still be the one the table played on, but never as a contract
             if let Some(n) = bid_number(w).filter(|&n| n > 0) {
@@ -332,17 +302,16 @@ pub fn auction(
             high_seat = seat;
         } else if value == high && is_dealer {
             if !rules.dealer_steal {
-                find_cmp(
+                find(
                     prep,
-                    Code::A305,
-                    format!(
-                        "the dealer {who} equals the high bid {high}: {} does not let the dealer steal (dealer_steal=off: the dealer must bid higher)",
-                        rules.preset
-                    ),
+                    A305::NoSteal {
+                        dealer: who.into(),
+                        high,
+                        preset: rules.preset.clone(),
+                    }
+                    .into(),
                     b.column,
-                    who,
-                    format!("more than {high}"),
-                    value.to_string(),
+                    Some(who),
                 );
             } else if value == rules.top_bid && !rules.steal_smudge {
                 let what = if !w.is_empty() && w.chars().all(char::is_alphabetic) {
@@ -350,33 +319,33 @@ pub fn auction(
                 } else {
                     "top bid"
                 };
-                find_cmp(
+                find(
                     prep,
-                    Code::A305,
-                    format!(
-                        "the dealer {who} equals a {what} of {high}: in {} a smudge cannot be stolen (steal_smudge=off)",
-                        rules.preset
-                    ),
+                    A305::NoSmudgeSteal {
+                        dealer: who.into(),
+                        what: what.into(),
+                        high,
+                        preset: rules.preset.clone(),
+                    }
+                    .into(),
                     b.column,
-                    who,
-                    "pass".into(),
-                    value.to_string(),
+                    Some(who),
                 );
             } else {
                 high_seat = seat;
             }
         } else {
-            find_cmp(
+            find(
                 prep,
-                Code::A303,
-                format!(
-                    "{who} bids {value}, not higher than the standing bid of {high} by {}",
-                    seats.name(high_seat)
-                ),
+                A303::NotHigher {
+                    player: who.into(),
+                    bid: value,
+                    high,
+                    by: seats.name(high_seat).into(),
+                }
+                .into(),
                 b.column,
-                who,
-                format!("more than {high}"),
-                value.to_string(),
+                Some(who),
             );
         }
     }
@@ -399,11 +368,10 @@ pub fn auction(
                 _ => {
                     find(
                         prep,
-                        Code::A308,
-                        format!(
-                            "the eldest hand {} must end a selling auction with `sells` or `keeps`",
-                            seats.name(eldest)
-                        ),
+                        A308::NoLastWord {
+                            eldest: seats.name(eldest).into(),
+                        }
+                        .into(),
                         1,
                         Some(seats.name(eldest)),
                     );
@@ -415,11 +383,10 @@ pub fn auction(
             if let (Some("sells"), Some(b)) = (fw, final_word) {
                 find(
                     prep,
-                    Code::A308,
-                    format!(
-                        "{} sells, but nobody bid: with no bid the eldest hand pitches",
-                        seats.name(eldest)
-                    ),
+                    A308::SellsNothing {
+                        eldest: seats.name(eldest).into(),
+                    }
+                    .into(),
                     b.column,
                     Some(seats.name(eldest)),
                 );
@@ -443,11 +410,10 @@ pub fn auction(
                 if has_tricks {
                     find(
                         prep,
-                        Code::A306,
-                        format!(
-                            "everybody passed: under {} (all_pass=redeal) the hand is thrown in and the same dealer deals again, but the record plays it",
-                            rules.preset
-                        ),
+                        A306::PlayedAfterRedeal {
+                            preset: rules.preset.clone(),
+                        }
+                        .into(),
                         1,
                         None,
                     );
@@ -463,13 +429,12 @@ pub fn auction(
                 if said == "pass" {
                     find(
                         prep,
-                        Code::A306,
-                        format!(
-                            "everybody passed, including the dealer {}: under {} (all_pass=dealer-bids) the dealer must then bid at least {} (min_bid)",
-                            seats.name(dealer),
-                            rules.preset,
-                            rules.min_bid
-                        ),
+                        A306::DealerPassed {
+                            dealer: seats.name(dealer).into(),
+                            preset: rules.preset.clone(),
+                            min_bid: rules.min_bid,
+                        }
+                        .into(),
                         1,
                         Some(seats.name(dealer)),
                     );
@@ -494,13 +459,12 @@ pub fn auction(
                 if has_tricks {
                     find(
                         prep,
-                        Code::A306,
-                        format!(
-                            "everybody passed: under {} (all_pass=dealer-set-back) the hand is not played and the dealer {}'s side is set back {}, but the record plays it",
-                            rules.preset,
-                            seats.name(dealer),
-                            rules.min_bid
-                        ),
+                        A306::PlayedAfterSetBack {
+                            preset: rules.preset.clone(),
+                            dealer: seats.name(dealer).into(),
+                            min_bid: rules.min_bid,
+                        }
+                        .into(),
                         1,
                         Some(seats.name(dealer)),
                     );
@@ -518,11 +482,10 @@ pub fn auction(
     {
         find(
             prep,
-            Code::A306,
-            format!(
-                "everybody passed and the hand was thrown in, but under {} (all_pass=eldest-pitches) the eldest hand pitches with no contract",
-                rules.preset
-            ),
+            A306::ThrownIn {
+                preset: rules.preset.clone(),
+            }
+            .into(),
             1,
             None,
         );

@@ -2,7 +2,9 @@
 
 use super::{Finding, Prepared, Seats};
 use crate::cards::{Card, CardMask, cards_of};
-use crate::notation::{Code, ExchangeKind, Game, Hand};
+use crate::findings::deal::{D201, D202, D203, D206};
+use crate::findings::{Listed, Spaced, WithPlayers};
+use crate::notation::{ExchangeKind, Game, Hand};
 use crate::rules::{Discard, RuleSet};
 
 /// Who each card went to on the deal, widow and draw lines.
@@ -41,14 +43,11 @@ impl Dealt {
 /// D203: a card outside the deck (a joker, where the deck has 52 cards).
 pub fn not_in_deck(c: Card, rules: &RuleSet, line: u32, column: u32) -> Finding {
     Finding::new(
-        Code::D203,
-        format!(
-            "{} is not in the {}-card deck of {} (deck={})",
-            c.name(),
-            rules.deck_size(),
-            rules.preset,
-            rules.deck_size()
-        ),
+        D203::NotInDeck {
+            card: c,
+            deck_size: rules.deck_size(),
+            preset: rules.preset.clone(),
+        },
         line,
         column,
     )
@@ -77,11 +76,6 @@ pub fn check_deal(
     };
     prep.dealt = vec![0; n];
     let deal_size = rules.deal_size_for(n);
-    let deck = if rules.deck_size() == 54 {
-        "54-card"
-    } else {
-        "52-card"
-    };
     let take = |prep: &mut Prepared, seen: &mut Dealt, c: Card, who: i32, line: u32, col: u32| {
         let name = || who_name(seats, who);
         if !c.in_deck(rules.deck) {
@@ -90,13 +84,11 @@ pub fn check_deal(
         } else if seen.get(c) != NOBODY {
             prep.push(
                 Finding::new(
-                    Code::D201,
-                    format!(
-                        "{} is dealt twice (to {} and to {})",
-                        c.name(),
-                        who_name(seats, seen.get(c)),
-                        name()
-                    ),
+                    D201::DealtTwice {
+                        card: c,
+                        first: who_name(seats, seen.get(c)),
+                        second: name(),
+                    },
                     line,
                     col,
                 )
@@ -119,13 +111,8 @@ pub fn check_deal(
             let who = game.name_of(hold.player);
             if prep.dealt.get(s).is_some_and(|&m| m != 0) {
                 prep.push(
-                    Finding::new(
-                        Code::D201,
-                        format!("{who} is dealt twice in one deal line"),
-                        line,
-                        hold.column,
-                    )
-                    .about(who),
+                    Finding::new(D201::HoldingTwice { player: who.into() }, line, hold.column)
+                        .about(who),
                 );
             }
             for (i, &c) in hold.cards.iter().enumerate() {
@@ -142,29 +129,25 @@ pub fn check_deal(
                 continue;
             }
             if hold.cards.len() != deal_size as usize {
-                let with = if rules.deal_size.1.is_empty() {
-                    String::new()
-                } else {
-                    format!(" with {n} players")
-                };
+                let players = (!rules.deal_size.1.is_empty()).then_some(n as u32);
                 prep.push(
                     Finding::new(
-                        Code::D202,
-                        format!(
-                            "{who} is dealt {} cards; {} deals {deal_size}{with} (deal_size={})",
-                            hold.cards.len(),
-                            rules.preset,
-                            rules.deal_size_text()
-                        ),
+                        D202::DealSize {
+                            player: who.into(),
+                            dealt: hold.cards.len(),
+                            preset: rules.preset.clone(),
+                            deal_size,
+                            players: WithPlayers(players),
+                            key: rules.deal_size_text(),
+                        },
                         line,
                         hold.column,
                     )
-                    .about(who)
-                    .compare(deal_size.to_string(), hold.cards.len().to_string()),
+                    .about(who),
                 );
             }
         }
-        let missing: Vec<&str> = (0..n)
+        let missing: Vec<String> = (0..n)
             .filter(|&s| {
                 prep.dealt.get(s).is_some_and(|&m| m == 0)
                     && !deal
@@ -172,17 +155,19 @@ pub fn check_deal(
                         .iter()
                         .any(|x| seats.seat(x.player) == s as i32)
             })
-            .map(|s| seats.name(s as i32))
+            .map(|s| seats.name(s as i32).to_string())
             .collect();
         if !missing.is_empty() && !deal.incomplete {
+            let first = missing.first().cloned().unwrap_or_default();
             prep.push(
                 Finding::new(
-                    Code::D202,
-                    format!("the deal line gives no cards to {}", missing.join(", ")),
+                    D202::NoCards {
+                        players: Listed(missing),
+                    },
                     line,
                     1,
                 )
-                .about(missing.first().copied().unwrap_or("")),
+                .about(first),
             );
         }
     }
@@ -199,25 +184,20 @@ pub fn check_deal(
         }
         let stock = i64::from(rules.deck_size()) - n as i64 * i64::from(deal_size);
         if stock >= 0 && w.cards.len() as i64 != stock && rules.has_exchange(n) {
-            prep.push(
-                Finding::new(
-                    Code::D202,
-                    format!(
-                        "the widow holds {} cards; after dealing {deal_size} to each of {n} players the {deck} deck leaves {stock}",
-                        w.cards.len()
-                    ),
-                    w.meta.line,
-                    1,
-                )
-                .compare(stock.to_string(), w.cards.len().to_string()),
-            );
+            prep.push(Finding::new(
+                D202::WidowSize {
+                    held: w.cards.len(),
+                    deal_size,
+                    players: n,
+                    deck_size: rules.deck_size(),
+                    stock,
+                },
+                w.meta.line,
+                1,
+            ));
         }
     }
     seen
-}
-
-fn names(mask: CardMask) -> String {
-    cards_of(mask).map(Card::name).collect::<Vec<_>>().join(" ")
 }
 
 /// The discard and draw after trump is named (D206, D201): what is thrown, what is drawn, what is kept.
@@ -287,13 +267,14 @@ pub fn exchange(
                     if is_known && held & c.bit() == 0 {
                         prep.push(
                             Finding::new(
-                                Code::D206,
-                                format!("{who} discards {}, which {who} did not hold", c.name()),
+                                D206::NotHeld {
+                                    player: who.into(),
+                                    card: c,
+                                },
                                 x.meta.line,
                                 col,
                             )
-                            .about(who)
-                            .compare(format!("a card {who} held"), c.name()),
+                            .about(who),
                         );
                     } else if trump_mask & c.bit() != 0 {
                         thrown_trumps.push((c, col));
@@ -308,12 +289,11 @@ pub fn exchange(
                     } else if dealt_to.get(c) != NOBODY && dealt_to.get(c) != WIDOW {
                         prep.push(
                             Finding::new(
-                                Code::D201,
-                                format!(
-                                    "{} is drawn by {who}, but it was already dealt or drawn ({})",
-                                    c.name(),
-                                    who_name(seats, dealt_to.get(c))
-                                ),
+                                D201::DrawnTwice {
+                                    card: c,
+                                    player: who.into(),
+                                    holder: who_name(seats, dealt_to.get(c)),
+                                },
                                 x.meta.line,
                                 col,
                             )
@@ -347,13 +327,15 @@ pub fn exchange(
                 };
                 prep.push(
                     Finding::new(
-                        Code::D206,
-                        format!("{who} discards {}, a trump: {rule}", c.name()),
+                        D206::TrumpDiscarded {
+                            player: who.into(),
+                            card: c,
+                            rule,
+                        },
                         x.meta.line,
                         col,
                     )
-                    .about(who)
-                    .compare("a card that is not a trump", c.name()),
+                    .about(who),
                 );
             }
         }
@@ -384,16 +366,14 @@ pub fn exchange(
         if rules.discard == Discard::AllNonTrumps && kept != 0 && trump_mask != 0 {
             prep.push(
                 Finding::new(
-                    Code::D206,
-                    format!(
-                        "{who} keeps {}: with discard=all-non-trumps every non-trump dealt is thrown after trump is named",
-                        names(kept)
-                    ),
+                    D206::NonTrumpKept {
+                        player: who.into(),
+                        kept: Spaced(cards_of(kept).collect()),
+                    },
                     at,
                     1,
                 )
-                .about(who)
-                .compare("no card that is not a trump", names(kept)),
+                .about(who),
             );
         }
         let held = now.count_ones();
@@ -405,23 +385,24 @@ pub fn exchange(
             };
             prep.push(
                 Finding::new(
-                    Code::D206,
-                    format!(
-                        "{who} holds {held} cards after the discard{}: {refill} {size} (hand_size={size})",
-                        if rules.draw { " and draw" } else { "" }
-                    ),
+                    D206::WrongCount {
+                        player: who.into(),
+                        held,
+                        and_draw: if rules.draw { " and draw" } else { "" },
+                        refill,
+                        size,
+                    },
                     at,
                     1,
                 )
-                .about(who)
-                .compare(size.to_string(), held.to_string()),
+                .about(who),
             );
         }
     }
     if let Some(st) = stock.filter(|&m| m != 0) {
         if rules.leftover_to_bidder && prep.pitcher >= 0 && !h.exchanges.is_empty() {
             let bidder = seats.name(prep.pitcher);
-            let rest = names(st);
+            let rest = Spaced(cards_of(st).collect());
             let when = if rules.draw {
                 "after the refill"
             } else {
@@ -429,13 +410,15 @@ pub fn exchange(
             };
             prep.push(
                 Finding::new(
-                    Code::D206,
-                    format!("{rest} left in the stock: with leftover=bidder, {when} the leftover cards go to the bidder {bidder}"),
+                    D206::LeftoverNotDrawn {
+                        rest,
+                        when,
+                        bidder: bidder.into(),
+                    },
                     last,
                     1,
                 )
-                .about(bidder)
-                .compare(format!("{bidder} draws {rest}"), "not drawn"),
+                .about(bidder),
             );
         }
     }

@@ -21,12 +21,14 @@ pub mod sheet;
 pub mod solver;
 
 use crate::cards::{Card, CardMask};
+use crate::findings::input::{E105, E107};
+use crate::findings::{Listed, Spaced};
 use crate::notation::parser::parse_teams;
-use crate::notation::{Code, Game, Name};
+use crate::notation::{Game, Name};
 use crate::rules::RuleSet;
 
-/// One verdict of the engine: the notation's finding, with the trick and the player it is about.
-pub use crate::notation::Finding;
+/// One verdict of the engine, with the trick and the player it is about.
+pub use crate::findings::Finding;
 
 /// Seat numbers and sides (players, or teams in a partnership game) of one game.
 #[derive(Clone, Debug)]
@@ -271,10 +273,10 @@ impl Prepared {
     }
 
     fn push(&mut self, f: Finding) {
-        if f.code.as_str().starts_with('A') {
+        if f.code().as_str().starts_with('A') {
             self.auction_faulted = true;
         }
-        self.findings.push(f);
+        crate::findings::push_folded(&mut self.findings, f);
     }
 }
 
@@ -401,22 +403,23 @@ pub fn check_game_shape(game: &Game, rules: &RuleSet) -> Vec<Finding> {
             (format!("{lo}"), format!("{lo}"))
         };
         out.push(Finding::new(
-            Code::E107,
-            format!(
-                "{n} players seated, but {} is for {range} (players={key})",
-                rules.preset
-            ),
+            E107::PlayerCount {
+                seated: n,
+                preset: rules.preset.clone(),
+                range,
+                key,
+            },
             line_of("Players"),
             1,
         ));
     } else if n > most {
         out.push(Finding::new(
-            Code::E107,
-            format!(
-                "{n} players seated, but the {}-card deck deals {} cards to at most {most} players",
-                rules.deck_size(),
-                rules.deal_size_for(n)
-            ),
+            E107::DeckTooSmall {
+                seated: n,
+                deck: rules.deck_size(),
+                deal_size: rules.deal_size_for(n),
+                most,
+            },
             line_of("Players"),
             1,
         ));
@@ -428,31 +431,18 @@ pub fn check_game_shape(game: &Game, rules: &RuleSet) -> Vec<Finding> {
         let mut seated: Vec<&String> = players.iter().collect();
         seated.sort();
         if teams.is_empty() {
-            out.push(Finding::new(
-                Code::E107,
-                "a partnership game needs a Teams tag, e.g. [Teams \"NS: Ann Cal; EW: Bob Dee\"]"
-                    .into(),
-                line_of("Rules"),
-                1,
-            ));
+            out.push(Finding::new(E107::NoTeamsTag {}, line_of("Rules"), 1));
         } else if members != seated {
-            out.push(Finding::new(
-                Code::E107,
-                "the Teams tag must place every seated player in exactly one team".into(),
-                line_of("Teams"),
-                1,
-            ));
+            out.push(Finding::new(E107::TeamsMembers {}, line_of("Teams"), 1));
         } else if teams.iter().any(|(_, ps)| ps.len() != 2) || teams.len() < 2 {
             let sizes: Vec<String> = teams
                 .iter()
                 .map(|(t, ps)| format!("{t} has {}", ps.len()))
                 .collect();
             out.push(Finding::new(
-                Code::E107,
-                format!(
-                    "partnership teams are pairs, two or three of them: {}",
-                    sizes.join("; ")
-                ),
+                E107::TeamSizes {
+                    sizes: Listed(sizes),
+                },
                 line_of("Teams"),
                 1,
             ));
@@ -469,12 +459,10 @@ pub fn check_game_shape(game: &Game, rules: &RuleSet) -> Vec<Finding> {
                 .collect();
             if !bad.is_empty() {
                 out.push(Finding::new(
-                    Code::E107,
-                    format!(
-                        "partners must sit opposite each other (alternate seats): {} do not, in seat order {}",
-                        bad.join("; "),
-                        players.join(" ")
-                    ),
+                    E107::PartnersApart {
+                        teams: Listed(bad),
+                        seats: Spaced(players.clone()),
+                    },
                     line_of("Teams"),
                     1,
                 ));
@@ -483,10 +471,7 @@ pub fn check_game_shape(game: &Game, rules: &RuleSet) -> Vec<Finding> {
     }
     for u in &rules.unsupported {
         out.push(Finding::new(
-            Code::E105,
-            format!(
-                "rule option {u} is not supported by this version of the auditor: the game is parsed and stored but not audited"
-            ),
+            E105::Unsupported { setting: u.clone() },
             line_of("Rules"),
             1,
         ));

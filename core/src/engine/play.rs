@@ -7,7 +7,12 @@
 use super::exchange::{Dealt, check_deal, exchange};
 use super::{Finding, Prepared, Seats, auction};
 use crate::cards::{Card, CardMask, TrumpTable, suit_letter, suit_name};
-use crate::notation::{Code, Game, Hand};
+use crate::findings::auction::{A307, A309};
+use crate::findings::deal::{D201, D202, D204, D205};
+use crate::findings::input::E108;
+use crate::findings::play::{P401, P402, P403, P404, P405, P406, P407};
+use crate::findings::{Listed, Spaced, SuitName};
+use crate::notation::{Game, Hand};
 use crate::rules::{Auction, FirstTrickTrump, Follow, RuleSet};
 
 /// How a play is judged against the follow rule in force.
@@ -267,16 +272,14 @@ pub fn prepare_hand(
                 let name = game.name_of(d.name);
                 prep.push(
                     Finding::new(
-                        Code::D205,
-                        format!(
-                            "{name} deals, but the deal passes clockwise: {} should deal this hand",
-                            seats.name(right)
-                        ),
+                        D205::WrongDealer {
+                            dealer: name.into(),
+                            expected: seats.name(right).into(),
+                        },
                         d.meta.line,
                         d.column,
                     )
-                    .about(name)
-                    .compare(seats.name(right), name),
+                    .about(name),
                 );
                 // if the auction was spoken in the rightful dealer's order, the dealer line is the slip
                 if by_bids == Some(right) {
@@ -287,12 +290,7 @@ pub fn prepare_hand(
         }
         written => {
             if written.is_none() && !h.misread.contains(&"dealer") {
-                prep.push(Finding::new(
-                    Code::E108,
-                    "the hand has no `dealer` line".into(),
-                    h.meta.line,
-                    1,
-                ));
+                prep.push(Finding::new(E108::NoDealer {}, h.meta.line, 1));
             }
             // a dealer not written (or not seated, already an E104): the bidding order says who dealt
             by_bids.or(expected.first().copied()).unwrap_or(0)
@@ -304,15 +302,15 @@ pub fn prepare_hand(
         prep.playable = false;
         return prep;
     }
-    if h.bids.is_none() && !h.misread.contains(&"bids") {
-        prep.push(Finding::new(
-            Code::E108,
-            "the hand has no `bids` line".into(),
-            h.meta.line,
-            1,
-        ));
+    // no bids line (or a misspelt one, already its E102): the bidding is unknown, and so are the
+    // pitcher and the contract. The play is still judged; the hand's score is not checked.
+    let bidding_unknown = h.bids.is_none();
+    if bidding_unknown && !h.misread.contains(&"bids") {
+        prep.push(Finding::new(E108::NoBids {}, h.meta.line, 1));
     }
-    auction::auction(h, seats, rules, dealer, &mut prep, game);
+    if !bidding_unknown {
+        auction::auction(h, seats, rules, dealer, &mut prep, game);
+    }
     if prep.thrown_in {
         prep.playable = false;
         return prep;
@@ -320,11 +318,9 @@ pub fn prepare_hand(
     let mut dealt = check_deal(h, game, seats, rules, &mut prep);
     if h.tricks.is_empty() {
         prep.push(Finding::new(
-            Code::P406,
-            format!(
-                "the hand is not played out: no tricks recorded, {} expected",
-                rules.hand_size
-            ),
+            P406::NoTricks {
+                expected: rules.hand_size,
+            },
             h.meta.line,
             1,
         ));
@@ -342,14 +338,11 @@ pub fn prepare_hand(
             .find(|(k, t)| t.number as usize != k + 1)
             .map(|(_, t)| *t)
         {
-            let shown: Vec<String> = numbers.iter().map(u32::to_string).collect();
             prep.push(
                 Finding::new(
-                    Code::P406,
-                    format!(
-                        "tricks are written out of order ({}): replayed in number order",
-                        shown.join(" ")
-                    ),
+                    P406::OutOfOrder {
+                        numbers: Spaced(numbers.clone()),
+                    },
                     at.meta.line,
                     at.column,
                 )
@@ -369,12 +362,7 @@ pub fn prepare_hand(
     if free_first {
         match &h.trump {
             None => {
-                prep.push(Finding::new(
-                    Code::P404,
-                    "with first_trick_trump=free the trump suit must be named on a `trump` line; taking the first card led".into(),
-                    h.meta.line,
-                    1,
-                ));
+                prep.push(Finding::new(P404::NoTrumpLine {}, h.meta.line, 1));
                 p404 = true;
                 prep.trump = lead.filter(|c| c.index() < 52).map_or(-1, Card::suit);
                 prep.playable = prep.playable && prep.trump >= 0;
@@ -396,17 +384,14 @@ pub fn prepare_hand(
         if named_first && !lead_is_named {
             prep.push(
                 Finding::new(
-                    Code::P404,
-                    format!(
-                        "the first card led, {}, is not a trump: {} was named on the trump line before the discard, and the pitcher leads a trump",
-                        lead.name(),
-                        suit_name(named)
-                    ),
+                    P404::LeadNotNamedTrump {
+                        lead,
+                        named: SuitName(named),
+                    },
                     first.meta.line,
                     lead_col,
                 )
-                .in_trick(1)
-                .compare("a trump", lead.name()),
+                .in_trick(1),
             );
             p404 = true;
         } else if named >= 0 && prep.trump != named {
@@ -424,34 +409,22 @@ pub fn prepare_hand(
             } else {
                 "a trump"
             };
-            prep.push(
-                Finding::new(
-                    Code::P404,
-                    format!(
-                        "the trump line says {}, but the first card led, {}, {what}",
-                        suit_name(named),
-                        lead.name()
-                    ),
-                    line,
-                    col,
-                )
-                .compare(exp, suit_letter(named)),
-            );
+            prep.push(Finding::new(
+                P404::TrumpLineDiffers {
+                    named: SuitName(named),
+                    lead,
+                    names: what,
+                    expected: exp,
+                },
+                line,
+                col,
+            ));
             p404 = true;
         }
         if prep.trump > 3 {
             if named < 0 {
                 prep.push(
-                    Finding::new(
-                        Code::P404,
-                        format!(
-                            "the first card led is {}, which names no suit: trump must be named on a `trump` line",
-                            lead.name()
-                        ),
-                        first.meta.line,
-                        lead_col,
-                    )
-                    .in_trick(1),
+                    Finding::new(P404::JokerLead { lead }, first.meta.line, lead_col).in_trick(1),
                 );
                 p404 = true;
             }
@@ -464,17 +437,36 @@ pub fn prepare_hand(
     if rules.has_exchange(n) {
         exchange(h, game, seats, rules, &mut prep, &mut dealt, trump_mask);
     } else if let Some(x) = h.exchanges.first() {
-        prep.push(Finding::new(
-            Code::E108,
-            "discard and draw lines belong to variants with a discard or a draw (draw=on, or a deal larger than hand_size): not applied".into(),
-            x.meta.line,
-            1,
-        ));
+        prep.push(Finding::new(E108::ExchangeNotApplied {}, x.meta.line, 1));
     }
     play_tricks(
         h, game, seats, rules, &mut prep, &dealt, &tricks, trump_mask, p404,
     );
+    if bidding_unknown {
+        prep.playable = false;
+    }
     prep
+}
+
+/// Whether every trick of a hand names its players (with a card from each seat) in the order
+/// opposite to the play's: the leader, then the player on the leader's right, and so on. With
+/// three players or more, and two tricks or more, that is a writer's habit, not a table's.
+fn written_anticlockwise(tricks: &[&crate::notation::Trick], seats: &Seats) -> bool {
+    let n = seats.n;
+    if n < 3 || tricks.len() < 2 {
+        return false;
+    }
+    tricks.iter().all(|t| {
+        t.plays.len() == n
+            && t.plays.iter().all(|p| p.player.is_some())
+            && t.plays.first().and_then(|p| p.player).is_some_and(|lead| {
+                let lead = seats.seat(lead);
+                t.plays.iter().enumerate().all(|(i, p)| {
+                    p.player
+                        .is_some_and(|x| seats.seat(x) == seats.after(lead, -(i as i32)))
+                })
+            })
+    })
 }
 
 /// P402 for a play out of turn: a player twice, or where another should play.
@@ -484,25 +476,26 @@ fn out_of_turn(
     who: String,
     expected: String,
     twice: bool,
-    among: &str,
+    among: &'static str,
 ) -> Finding {
-    let what = if twice {
-        format!("{who} plays twice")
+    let facts = if twice {
+        P402::PlaysTwice {
+            trick: t.number,
+            player: who.clone(),
+            expected,
+            among,
+        }
     } else {
-        format!("{who} plays where {expected} should")
+        P402::OutOfTurn {
+            trick: t.number,
+            player: who.clone(),
+            expected,
+            among,
+        }
     };
-    Finding::new(
-        Code::P402,
-        format!(
-            "trick {}: {what} (play goes clockwise from the leader{among})",
-            t.number
-        ),
-        t.meta.line,
-        column,
-    )
-    .in_trick(t.number)
-    .about(who.clone())
-    .compare(expected, who)
+    Finding::new(facts, t.meta.line, column)
+        .in_trick(t.number)
+        .about(who)
 }
 
 fn has(mask: CardMask, c: Card) -> bool {
@@ -578,22 +571,40 @@ fn play_tricks(
     let mut played_at: [Option<u32>; 54] = [None; 54];
     let mut leader = prep.pitcher;
     let mut last_winner = prep.pitcher;
+    let mut gap_reported = false;
+    let anticlockwise = written_anticlockwise(tricks, seats);
+    let mut anticlockwise_reported = false;
     let mut count_by_seat = vec![0u32; n];
     let name = |s: i32| seats.name(s).to_string();
     for (ti, t) in tricks.iter().enumerate() {
         let mut this_p402 = false;
         let mut this_dup = false;
         if t.number as usize != ti + 1 {
-            prep.push(
-                Finding::new(
-                    Code::P406,
-                    format!("trick {} where trick {} was expected", t.number, ti + 1),
-                    t.meta.line,
-                    t.column,
-                )
-                .in_trick(t.number)
-                .compare((ti + 1).to_string(), t.number.to_string()),
-            );
+            // one finding for the hand: the tricks missing, or where the numbering first goes wrong
+            if !gap_reported {
+                gap_reported = true;
+                let numbers: Vec<u32> = tricks.iter().map(|t| t.number).collect();
+                let size = rules.hand_size;
+                let in_order = numbers.windows(2).all(|w| w.first() < w.get(1))
+                    && numbers.last().is_some_and(|&m| m <= size);
+                let facts = if in_order {
+                    let missing: Vec<u32> = (1..=size).filter(|k| !numbers.contains(k)).collect();
+                    let one = missing.len() == 1;
+                    P406::Missing {
+                        what: if one { "trick" } else { "tricks" },
+                        missing: Spaced(missing),
+                        verb: if one { "is" } else { "are" },
+                        played: numbers.len(),
+                        size,
+                    }
+                } else {
+                    P406::Gap {
+                        number: t.number,
+                        expected: ti + 1,
+                    }
+                };
+                prep.push(Finding::new(facts, t.meta.line, t.column).in_trick(t.number));
+            }
             prep.playable = false;
         }
         let plays = &t.plays;
@@ -635,17 +646,15 @@ fn play_tricks(
         if t.short && rules.trumps_only && plays.len() < n && trumps_left.iter().any(|&x| x < 0) {
             prep.push(
                 Finding::new(
-                    Code::P402,
-                    format!(
-                        "trick {} has {} cards for {n} players in the short form: with drop-outs and no deal line, write NAME:CARD so that the record says who played",
-                        t.number,
-                        plays.len()
-                    ),
+                    P402::ShortFormDropOuts {
+                        trick: t.number,
+                        cards: plays.len(),
+                        players: n,
+                    },
                     t.meta.line,
                     t.column,
                 )
-                .in_trick(t.number)
-                .compare("the long form", "the short form"),
+                .in_trick(t.number),
             );
             this_p402 = true;
             prep.playable = false;
@@ -711,60 +720,52 @@ fn play_tricks(
                     let line = h.bids.as_ref().map_or(t.meta.line, |b| b.meta.line);
                     prep.push(
                         Finding::new(
-                            Code::A307,
-                            format!(
-                                "{who} leads the first trick, but the auction's winner is {}, who pitches",
-                                name(leader)
-                            ),
+                            A307::WrongPitcher {
+                                leader: who.to_string(),
+                                winner: name(leader),
+                            },
                             line,
                             1,
                         )
-                        .about(who)
-                        .compare(name(leader), who),
+                        .about(who),
                     );
                 } else {
                     prep.push(
                         Finding::new(
-                            Code::P403,
-                            format!(
-                                "{who} leads the first trick, but the pitcher is {} (nobody bid: with all_pass={} {} must pitch)",
-                                name(leader),
-                                rules.all_pass.word(),
-                                name(leader)
-                            ),
+                            P403::NotPitcher {
+                                player: who.to_string(),
+                                pitcher: name(leader),
+                                all_pass: rules.all_pass.word(),
+                            },
                             t.meta.line,
                             first_play.column,
                         )
                         .in_trick(1)
-                        .about(who)
-                        .compare(name(leader), who),
+                        .about(who),
                     );
                 }
             } else {
-                let why = if leader == last_winner {
-                    format!(
-                        "{} won trick {} and leads next",
-                        name(leader),
-                        t.number.saturating_sub(1)
-                    )
+                let won = t.number.saturating_sub(1);
+                let facts = if leader == last_winner {
+                    P401::WrongLeader {
+                        player: who.to_string(),
+                        trick: t.number,
+                        leader: name(leader),
+                        won,
+                    }
                 } else {
-                    format!(
-                        "{} leads it: {} won trick {} and holds no trump, so the lead passes left (trumps_only=on)",
-                        name(leader),
-                        name(last_winner),
-                        t.number.saturating_sub(1)
-                    )
+                    P401::LeadPassed {
+                        player: who.to_string(),
+                        trick: t.number,
+                        leader: name(leader),
+                        winner: name(last_winner),
+                        won,
+                    }
                 };
                 prep.push(
-                    Finding::new(
-                        Code::P401,
-                        format!("{who} leads trick {}, but {why}", t.number),
-                        t.meta.line,
-                        first_play.column,
-                    )
-                    .in_trick(t.number)
-                    .about(who)
-                    .compare(name(leader), who),
+                    Finding::new(facts, t.meta.line, first_play.column)
+                        .in_trick(t.number)
+                        .about(who),
                 );
             }
         }
@@ -785,22 +786,19 @@ fn play_tricks(
                 .filter(|s| !row_seats.contains(s))
                 .collect();
             if !absent.is_empty() && !t.unreadable {
-                let names: Vec<&str> = absent.iter().map(|&s| seats.name(s)).collect();
-                let names = names.join(", ");
+                let names: Vec<String> = absent.iter().map(|&s| name(s)).collect();
                 prep.push(
                     Finding::new(
-                        Code::P402,
-                        format!(
-                            "trick {}: {names} still hold{} a trump and must play one (trumps_only=on: only players without a trump drop out)",
-                            t.number,
-                            if absent.len() == 1 { "s" } else { "" }
-                        ),
+                        P402::MustPlayTrump {
+                            trick: t.number,
+                            players: Listed(names),
+                            verb: if absent.len() == 1 { "holds" } else { "hold" },
+                        },
                         t.meta.line,
                         t.column,
                     )
                     .in_trick(t.number)
-                    .about(name(absent.first().copied().unwrap_or(-1)))
-                    .compare(format!("a card from {names}"), "none"),
+                    .about(name(absent.first().copied().unwrap_or(-1))),
                 );
                 prep.playable = false;
             } else if !t.short && !t.unreadable && present[..] != expected_order[..] {
@@ -841,7 +839,26 @@ fn play_tricks(
                 (0..ni).map(|i| seats.after(lead_seat, i)).collect();
             let fits =
                 row_seats.len() <= n && row_seats.iter().zip(&expected_order).all(|(a, b)| a == b);
-            if !t.short && !t.unreadable && !fits {
+            if !t.short && !t.unreadable && !fits && anticlockwise {
+                // every trick written the other way round: one slip of the writer, one finding
+                if !anticlockwise_reported {
+                    anticlockwise_reported = true;
+                    let col = plays.get(1).map_or(t.column, |p| p.column);
+                    prep.push(
+                        Finding::new(
+                            P402::Anticlockwise {
+                                trick: t.number,
+                                tricks: tricks.len(),
+                            },
+                            t.meta.line,
+                            col,
+                        )
+                        .in_trick(t.number),
+                    );
+                }
+                this_p402 = true;
+                prep.playable = false;
+            } else if !t.short && !t.unreadable && !fits {
                 let bad = row_seats
                     .iter()
                     .enumerate()
@@ -861,17 +878,15 @@ fn play_tricks(
             if !t.unreadable && plays.len() != n && !this_p402 {
                 prep.push(
                     Finding::new(
-                        Code::P402,
-                        format!(
-                            "trick {} has {} cards; with {n} players it needs {n}",
-                            t.number,
-                            plays.len()
-                        ),
+                        P402::CardCount {
+                            trick: t.number,
+                            cards: plays.len(),
+                            players: n,
+                        },
                         t.meta.line,
                         t.column,
                     )
-                    .in_trick(t.number)
-                    .compare(n.to_string(), plays.len().to_string()),
+                    .in_trick(t.number),
                 );
                 prep.playable = false;
             }
@@ -899,8 +914,10 @@ fn play_tricks(
             } else if let Some(first_in) = played_at.get(slot).copied().flatten() {
                 prep.push(
                     Finding::new(
-                        Code::D201,
-                        format!("{} is played twice (first in trick {first_in})", c.name()),
+                        D201::PlayedTwice {
+                            card: c,
+                            first_trick: first_in,
+                        },
                         t.meta.line,
                         p.column,
                     )
@@ -929,14 +946,17 @@ fn play_tricks(
                     };
                     prep.push(
                         Finding::new(
-                            Code::D204,
-                            format!("{} plays {}, which {gave} {owner}", name(s), c.name()),
+                            D204::NotDealt {
+                                player: name(s),
+                                card: c,
+                                gave,
+                                owner,
+                            },
                             t.meta.line,
                             p.column,
                         )
                         .in_trick(t.number)
-                        .about(name(s))
-                        .compare(format!("a card dealt to {}", name(s)), c.name()),
+                        .about(name(s)),
                     );
                 }
                 if rules.trumps_only && prep.trump >= 0 && !has(trump_mask, c) && (s as usize) < n {
@@ -956,19 +976,16 @@ fn play_tricks(
                         // holding a trump, it is a revoke (R501); without one, the player is out
                         prep.push(
                             Finding::new(
-                                Code::P407,
-                                format!(
-                                    "{} plays {} to trick {} holding no trump: with trumps_only=on only trumps may be played, and a player without one drops out of the hand's play (the card is set aside: it takes no trick and counts for nothing)",
-                                    name(s),
-                                    c.name(),
-                                    t.number
-                                ),
+                                P407::DroppedOut {
+                                    player: name(s),
+                                    card: c,
+                                    trick: t.number,
+                                },
                                 t.meta.line,
                                 p.column,
                             )
                             .in_trick(t.number)
-                            .about(name(s))
-                            .compare("no card (dropped out)", c.name()),
+                            .about(name(s)),
                         );
                         set_aside = true;
                     }
@@ -1027,18 +1044,15 @@ fn play_tricks(
         {
             prep.push(
                 Finding::new(
-                    Code::A309,
-                    format!(
-                        "the dealer {} takes over {}'s pitch in {}, the suit already pitched: a takeover is a pitch in a new suit or a smudge",
-                        name(prep.pitcher),
-                        name(prep.pitched_by),
-                        suit_name(prep.trump)
-                    ),
+                    A309::SameSuitTakeover {
+                        dealer: name(prep.pitcher),
+                        pitcher: name(prep.pitched_by),
+                        suit: SuitName(prep.trump),
+                    },
                     bl,
                     1,
                 )
-                .about(name(prep.pitcher))
-                .compare("a new suit", suit_letter(prep.trump)),
+                .about(name(prep.pitcher)),
             );
         }
     }
@@ -1049,18 +1063,15 @@ fn play_tricks(
         });
         prep.push(
             Finding::new(
-                Code::P404,
-                format!(
-                    "{} pitched {} on the bids line, but trump is {}",
-                    name(prep.pitcher),
-                    suit_name(pitched_suit),
-                    suit_name(prep.trump)
-                ),
+                P404::PitchedOtherSuit {
+                    pitcher: name(prep.pitcher),
+                    pitched: SuitName(pitched_suit),
+                    trump: SuitName(prep.trump),
+                },
                 line,
                 col,
             )
-            .in_trick(1)
-            .compare(suit_letter(pitched_suit), suit_letter(prep.trump)),
+            .in_trick(1),
         );
     }
     let lead = prep.cards.first().and_then(|cs| cs.first()).copied();
@@ -1089,18 +1100,15 @@ fn play_tricks(
                     .unwrap_or(1);
                 prep.push(
                     Finding::new(
-                        Code::P405,
-                        format!(
-                            "{} trumps the first trick with {}: with first_trick_trump=free nobody may play a trump to it (the card stands and takes the trick)",
-                            name(seat),
-                            c.name()
-                        ),
+                        P405::TrumpedFirst {
+                            player: name(seat),
+                            card: c,
+                        },
                         line,
                         col,
                     )
                     .in_trick(1)
-                    .about(name(seat))
-                    .compare("a card that is not a trump", c.name()),
+                    .about(name(seat)),
                 );
             }
         }
@@ -1110,15 +1118,7 @@ fn play_tricks(
     let last_line = h.tricks.last().map_or(h.meta.line, |t| t.meta.line);
     let too_many = |prep: &mut Prepared| {
         let line = h.tricks.get(size).map_or(last_line, |t| t.meta.line);
-        prep.push(
-            Finding::new(
-                Code::D202,
-                format!("{played} tricks recorded, but each player holds {size} cards"),
-                line,
-                1,
-            )
-            .compare(size.to_string(), played.to_string()),
-        );
+        prep.push(Finding::new(D202::TooManyTricks { played, size }, line, 1));
         prep.playable = false;
     };
     if rules.trumps_only {
@@ -1128,32 +1128,24 @@ fn play_tricks(
         if played > size {
             too_many(prep);
         } else if !short.is_empty() && prep.playable {
-            let names: Vec<&str> = short.iter().map(|&s| seats.name(s)).collect();
+            let names: Vec<String> = short.iter().map(|&s| seats.name(s).to_string()).collect();
+            let first = names.first().cloned().unwrap_or_default();
             prep.push(
                 Finding::new(
-                    Code::P406,
-                    format!(
-                        "the hand is not played out: {} still hold{} a trump after trick {played}",
-                        names.join(", "),
-                        if short.len() == 1 { "s" } else { "" }
-                    ),
+                    P406::TrumpsLeft {
+                        players: Listed(names),
+                        verb: if short.len() == 1 { "holds" } else { "hold" },
+                        played,
+                    },
                     last_line,
                     1,
                 )
-                .about(names.first().copied().unwrap_or("")),
+                .about(first),
             );
             prep.playable = false;
         }
-    } else if played < size {
-        prep.push(
-            Finding::new(
-                Code::P406,
-                format!("the hand is not played out: {played} of {size} tricks recorded"),
-                last_line,
-                1,
-            )
-            .compare(size.to_string(), played.to_string()),
-        );
+    } else if played < size && !gap_reported {
+        prep.push(Finding::new(P406::Short { played, size }, last_line, 1));
         prep.playable = false;
     } else if played > size {
         too_many(prep);
@@ -1163,11 +1155,11 @@ fn play_tricks(
             if k as usize != size {
                 prep.push(
                     Finding::new(
-                        Code::D202,
-                        format!(
-                            "{} plays {k} cards; each holds {size}",
-                            seats.name(s as i32)
-                        ),
+                        D202::CardsPlayed {
+                            player: seats.name(s as i32).into(),
+                            played: k,
+                            size,
+                        },
                         last_line,
                         1,
                     )

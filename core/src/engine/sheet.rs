@@ -5,7 +5,10 @@ use super::contract::score_hand;
 use super::play::FollowRule;
 use super::{Finding, GameResult, HandScore, Prepared, Seats, Status, settlement};
 use crate::cards::{Card, TrumpTable, off_jack, suit_name};
-use crate::notation::{Code, Game, Hand, ScoreLine};
+use crate::findings::revoke::{R501, R502, Shown};
+use crate::findings::score::{CountDown, S601, S602, S603};
+use crate::findings::{Aside, Edit, InTrick, OrNothing, Signed, Spaced};
+use crate::notation::{Game, Hand, ScoreLine};
 use crate::rules::{AllPass, Follow, GoingOut, RuleSet, Smudge};
 
 /// The last line number of any statement of a hand.
@@ -62,12 +65,71 @@ fn column_of(line: &ScoreLine, game: &Game, side: &str) -> u32 {
         .map_or(1, |e| e.column)
 }
 
-fn signed(n: i32) -> String {
-    if n < 0 {
-        format!("({n})")
-    } else {
-        n.to_string()
+/// The edit that makes `side`'s entry of a score or total line read `value`: its number
+/// rewritten, or, where the line has no entry for the side, one added in seat order.
+fn entry_edit(line: &ScoreLine, game: &Game, seats: &Seats, side: usize, value: i32) -> Edit {
+    let key = seats.side_names.get(side).map_or("", String::as_str);
+    if let Some(e) = line.entries.iter().find(|e| game.name_of(e.key) == key) {
+        return Edit::replace(
+            line.meta.line,
+            e.value_column,
+            e.value_column + e.value_len,
+            value.to_string(),
+        );
     }
+    let side_of = |e: &crate::notation::ScoreEntry| {
+        let k = game.name_of(e.key);
+        seats.side_names.iter().position(|s| s == k)
+    };
+    // after the entry of the nearest side before it in seat order, else before the first entry
+    let before = line
+        .entries
+        .iter()
+        .filter(|e| side_of(e).is_some_and(|s| s < side))
+        .max_by_key(|e| side_of(e));
+    match (before, line.entries.first()) {
+        (Some(e), _) => Edit::insert(
+            line.meta.line,
+            e.value_column + e.value_len,
+            format!(", {key} {value}"),
+        ),
+        (None, Some(first)) => {
+            Edit::insert(line.meta.line, first.column, format!("{key} {value}, "))
+        }
+        (None, None) => Edit::insert(line.meta.line, line.end_column, format!(" {key} {value}")),
+    }
+}
+
+/// The totals the keeper carried on from a slip in `side`'s total of hand `from`: each later
+/// total shifted by `delta`, up to a total the audit flagged for the side (another slip, or
+/// one written from the true total) or a hand with a total but no score line (its score may
+/// not be known), so that one fix mends the whole chain.
+fn carried(
+    game: &Game,
+    seats: &Seats,
+    side: usize,
+    from: usize,
+    delta: i32,
+    flagged: &[u32],
+) -> Vec<Edit> {
+    let key = seats.side_names.get(side).map_or("", String::as_str);
+    let mut out = Vec::new();
+    for h in game.hands.iter().skip(from + 1) {
+        let Some(tl) = &h.total else { continue };
+        if h.score.is_none() || flagged.contains(&tl.meta.line) {
+            break;
+        }
+        let Some(e) = tl.entries.iter().find(|e| game.name_of(e.key) == key) else {
+            break;
+        };
+        out.push(Edit::replace(
+            tl.meta.line,
+            e.value_column,
+            e.value_column + e.value_len,
+            (e.value + delta).to_string(),
+        ));
+    }
+    out
 }
 
 fn standing(total: &[i32], rules: &RuleSet, seats: &Seats) -> String {
@@ -485,6 +547,23 @@ fn going_out(
         .filter(|&s| at(after, s) >= target)
         .collect();
     if reached.is_empty() {
+        let in_hole = rules.smudge == Smudge::WinsGame
+            && hs.smudge
+            && hs.contract_made == Some(true)
+            && ps >= 0
+            && at(before, ps) < 0
+            && !revoked;
+        if in_hole {
+            // a made smudge from the hole only counts its points: say so where the sheet names a winner
+            return (
+                -1,
+                format!(
+                    "{} bid {top} and made it from the hole ({} before the hand): under smudge=wins-game a {top} made in the hole does not win the game at once",
+                    seats.name(prep.pitcher),
+                    at(before, ps)
+                ),
+            );
+        }
         return (-1, String::new());
     }
     let reached_names: Vec<&str> = reached.iter().map(|&s| name(s)).collect();
@@ -597,6 +676,8 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
     // why nobody went out where a side reached the target (going_out=bidder-only), hand by hand
     let mut kept_in: Option<String> = None;
     let preps = std::mem::take(&mut res.preps);
+    // S602s found: (index in res.findings, hand index, side, how far off the written total was)
+    let mut slips: Vec<(usize, usize, usize, Option<i32>)> = Vec::new();
     for (i, (h, prep)) in game.hands.iter().zip(&preps).enumerate() {
         res.findings
             .extend(prep.findings.iter().cloned().map(|mut f| {
@@ -610,27 +691,27 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
         for rp in &hs.revoke_plays {
             let t = rp.trick;
             let (line, col) = prep.play_at(t, rp.pos);
-            let led = prep
-                .cards
-                .get(t - 1)
-                .and_then(|c| c.first())
-                .map_or("??", |c| c.name());
-            let could: Vec<&str> = rp.could.iter().map(|c| c.name()).collect();
-            let could = could.join(" ");
-            let (rule, expected) = broken_rule(rules, prep, t - 1, rp.seat, &could);
+            let Some(led) = prep.cards.get(t - 1).and_then(|c| c.first()).copied() else {
+                continue;
+            };
+            let held = Spaced(rp.could.clone());
+            let (rule, expected) = broken_rule(rules, prep, t - 1, rp.seat, &held.to_string());
             let player = seats.name(rp.seat);
             let mut f = Finding::new(
-                Code::R501,
-                format!(
-                    "{player} plays {} to trick {t} ({led} led) while holding {could}: {rule}",
-                    rp.card.name()
-                ),
+                R501::RevokePlay {
+                    player: player.into(),
+                    card: rp.card,
+                    trick: t as u32,
+                    led,
+                    held,
+                    rule,
+                    expected,
+                },
                 line,
                 col,
             )
             .in_trick(t as u32)
-            .about(player)
-            .compare(expected, rp.card.name());
+            .about(player);
             f.hand = hand;
             res.findings.push(f);
         }
@@ -651,31 +732,24 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
                 .iter()
                 .any(|&(p, t)| p == who && call.trick.is_none_or(|c| c == t))
             {
-                let where_ = call
-                    .trick
-                    .map_or(String::new(), |t| format!(" in trick {t}"));
                 let mut listed = shown.clone();
                 listed.sort();
-                let also = if listed.is_empty() {
-                    String::new()
-                } else {
-                    let each: Vec<String> = listed
-                        .iter()
-                        .map(|(p, t)| format!("{p} trick {t}"))
-                        .collect();
-                    format!(" (revokes shown: {})", each.join(", "))
-                };
+                let each: Vec<String> = listed
+                    .iter()
+                    .map(|(p, t)| format!("{p} trick {t}"))
+                    .collect();
                 let held = accused_play(prep, rules, seats, seats.seat(call.player), call.trick);
                 let mut f = Finding::new(
-                    Code::R502,
-                    format!(
-                        "a revoke by {who}{where_} was called at the table, but the record shows {who} following the rule{held}{also}"
-                    ),
+                    R502::NotShown {
+                        player: who.into(),
+                        trick: InTrick(call.trick),
+                        play: held,
+                        shown: Shown(each),
+                    },
                     call.meta.line,
                     call.column,
                 )
-                .about(who)
-                .compare("a revoke in the record", "no revoke");
+                .about(who);
                 f.trick = call.trick;
                 f.hand = hand;
                 res.findings.push(f);
@@ -740,17 +814,20 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
                         continue; // an entry that could not be read is already an E101
                     }
                     if r != Some(exp) {
-                        let rec_text = r.map_or("nothing".to_string(), |v| v.to_string());
                         let side = side_name(s);
                         let why = why.get_or_insert_with(|| explain(&hs, prep, rules, seats));
                         let mut f = Finding::new(
-                            Code::S601,
-                            format!("{side}: recorded {rec_text}, expected {exp} ({why})"),
+                            S601::WrongScore {
+                                side: side.into(),
+                                recorded: OrNothing(r),
+                                expected: exp,
+                                why: why.clone(),
+                            },
                             line.meta.line,
                             column_of(line, game, side),
                         )
                         .about(side)
-                        .compare(exp.to_string(), rec_text);
+                        .with_edits(vec![entry_edit(line, game, seats, s, exp)]);
                         f.hand = hand;
                         res.findings.push(f);
                     }
@@ -779,27 +856,22 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
                     let want = d.get(s).copied().unwrap_or(0);
                     if r != Some(want) {
                         let side = side_name(s);
-                        let rec_text = r.map_or("nothing".to_string(), |v| v.to_string());
-                        let (op, down) = if rules.count_down {
-                            (
-                                "-",
-                                " (count_down=on: the sheet counts the points still needed)",
-                            )
-                        } else {
-                            ("+", "")
-                        };
                         let mut f = Finding::new(
-                            Code::S602,
-                            format!(
-                                "{side}: total written {rec_text}, but the previous total {} {op} this hand's written score {} is {want}{down}",
-                                sh.get(s).copied().unwrap_or(0),
-                                signed(w.get(s).copied().unwrap_or(0))
-                            ),
+                            S602::WrongTotal {
+                                side: side.into(),
+                                recorded: OrNothing(r),
+                                previous: sh.get(s).copied().unwrap_or(0),
+                                op: if rules.count_down { "-" } else { "+" },
+                                written: Signed(w.get(s).copied().unwrap_or(0)),
+                                expected: want,
+                                count_down: CountDown(rules.count_down),
+                            },
                             tl.meta.line,
                             column_of(tl, game, side),
                         )
                         .about(side)
-                        .compare(want.to_string(), rec_text);
+                        .with_edits(vec![entry_edit(tl, game, seats, s, want)]);
+                        slips.push((res.findings.len(), i, s, r.map(|r| want - r)));
                         f.hand = hand;
                         res.findings.push(f);
                     }
@@ -822,21 +894,21 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
             if i == e + 1 {
                 let winner = seats.side_name(res.winner).unwrap_or("").to_string();
                 let won = game.hands.get(e).map_or(0, |x| x.number);
-                let why = res
+                let how = res
                     .hands
                     .get(e)
-                    .map_or(String::new(), |x| format!(" ({})", x.out_why));
+                    .map_or(String::new(), |x| x.out_why.clone());
                 let mut f = Finding::new(
-                    Code::S603,
-                    format!(
-                        "hand {} is played after {winner} won the game in hand {won}{why}",
-                        h.number
-                    ),
+                    S603::HandAfterWin {
+                        hand: h.number,
+                        winner: winner.clone(),
+                        won_in: won,
+                        how: Aside(how),
+                    },
                     h.meta.line,
                     1,
                 )
-                .about(winner)
-                .compare("no more hands", format!("hand {}", h.number));
+                .about(winner);
                 f.hand = hand;
                 res.findings.push(f);
             }
@@ -856,6 +928,19 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
         res.hands.push(hs);
     }
     res.preps = preps;
+    for &(at, from, side, delta) in &slips {
+        let Some(delta) = delta else { continue };
+        let flagged: Vec<u32> = slips
+            .iter()
+            .filter(|x| x.2 == side)
+            .filter_map(|x| res.findings.get(x.0))
+            .map(|f| f.line)
+            .collect();
+        let more = carried(game, seats, side, from, delta, &flagged);
+        if let Some(fix) = res.findings.get_mut(at).and_then(|f| f.fix.as_mut()) {
+            fix.edits.extend(more);
+        }
+    }
     // the winner line
     let last_line = if game.end_line != 0 {
         game.end_line
@@ -866,7 +951,7 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
     let now = standing(&total, rules, seats);
     let out_why = ended_at
         .and_then(|e| res.hands.get(e))
-        .map_or(String::new(), |x| format!(": {}", x.out_why));
+        .map_or(String::new(), |x| x.out_why.clone());
     match (&game.winner, &winner) {
         (Some(w), None) => {
             let named = game.name_of(w.name);
@@ -880,28 +965,39 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
             };
             res.findings.push(
                 Finding::new(
-                    Code::S603,
-                    format!("the record names {named} the winner, but on the recomputed scores nobody has {why} ({now})"),
+                    S603::NoWinnerYet {
+                        named: named.into(),
+                        why,
+                        standing: now,
+                    },
                     w.meta.line,
                     w.column,
                 )
-                .compare("no winner yet", named),
+                .with_edits(vec![Edit::delete_line(w.meta.line)]),
             );
         }
         (Some(w), Some(win)) if game.name_of(w.name) != win => {
             let named = game.name_of(w.name);
+            let end = w.column + named.chars().count() as u32;
             res.findings.push(
                 Finding::new(
-                    Code::S603,
-                    format!(
-                        "the record names {named} the winner, but {win} went out first in hand {}{out_why} ({now})",
-                        res.won_in_hand.unwrap_or(0)
-                    ),
+                    S603::WrongWinner {
+                        named: named.into(),
+                        winner: win.clone(),
+                        hand: res.won_in_hand.unwrap_or(0),
+                        how: Aside(out_why),
+                        standing: now,
+                    },
                     w.meta.line,
                     w.column,
                 )
                 .about(win.clone())
-                .compare(win.clone(), named),
+                .with_edits(vec![Edit::replace(
+                    w.meta.line,
+                    w.column,
+                    end,
+                    win.clone(),
+                )]),
             );
         }
         // a misspelt winner line (`winer Bob`) is its E102 alone
@@ -913,16 +1009,22 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
         {
             res.findings.push(
                 Finding::new(
-                    Code::S603,
-                    format!(
-                        "the record names no winner, but {win} went out in hand {}{out_why} ({now})",
-                        res.won_in_hand.unwrap_or(0)
-                    ),
+                    S603::NoWinnerLine {
+                        winner: win.clone(),
+                        hand: res.won_in_hand.unwrap_or(0),
+                        how: Aside(out_why),
+                        standing: now,
+                    },
                     last_line,
                     1,
                 )
                 .about(win.clone())
-                .compare(win.clone(), "nothing"),
+                // as the canonical form writes it: a blank line, then the winner, after the game's last line
+                .with_edits(vec![Edit::insert(
+                    last_line + 1,
+                    1,
+                    format!("\nwinner {win}\n"),
+                )]),
             );
         }
         _ => {}

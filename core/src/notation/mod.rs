@@ -237,6 +237,9 @@ pub struct ScoreEntry {
     pub value: i32,
     /// The key's column.
     pub column: u32,
+    /// The number's column, and its length in characters (where `auditor fix` rewrites it).
+    pub value_column: u32,
+    pub value_len: u32,
 }
 
 /// A `score` or `total` line as the score keeper wrote it.
@@ -250,6 +253,8 @@ pub struct ScoreLine {
     pub meta: Meta,
     /// An entry could not be read.
     pub unreadable: bool,
+    /// The column just after the statement's last character (before any comment).
+    pub end_column: u32,
 }
 
 /// A `note "TEXT"` statement.
@@ -359,196 +364,4 @@ fn intern_into(list: &mut Vec<String>, text: &str) -> Name {
     Name(lexer::to_u32(list.len() - 1))
 }
 
-/// The stable code of a notation finding.
-/// A finding's stable code: input (E1xx), deal (D2xx), auction (A3xx), play (P4xx),
-/// revoke (R5xx), score (S6xx). `auditor explain CODE` documents each.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Code {
-    E100,
-    E101,
-    E102,
-    E103,
-    E104,
-    E105,
-    E106,
-    E107,
-    E108,
-    E109,
-    D201,
-    D202,
-    D203,
-    D204,
-    D205,
-    D206,
-    A301,
-    A302,
-    A303,
-    A304,
-    A305,
-    A306,
-    A307,
-    A308,
-    A309,
-    P401,
-    P402,
-    P403,
-    P404,
-    P405,
-    P406,
-    P407,
-    R501,
-    R502,
-    R503,
-    S601,
-    S602,
-    S603,
-}
-
-impl Code {
-    /// Every code, in catalogue order.
-    pub const ALL: [Code; 38] = [
-        Code::E100,
-        Code::E101,
-        Code::E102,
-        Code::E103,
-        Code::E104,
-        Code::E105,
-        Code::E106,
-        Code::E107,
-        Code::E108,
-        Code::E109,
-        Code::D201,
-        Code::D202,
-        Code::D203,
-        Code::D204,
-        Code::D205,
-        Code::D206,
-        Code::A301,
-        Code::A302,
-        Code::A303,
-        Code::A304,
-        Code::A305,
-        Code::A306,
-        Code::A307,
-        Code::A308,
-        Code::A309,
-        Code::P401,
-        Code::P402,
-        Code::P403,
-        Code::P404,
-        Code::P405,
-        Code::P406,
-        Code::P407,
-        Code::R501,
-        Code::R502,
-        Code::R503,
-        Code::S601,
-        Code::S602,
-        Code::S603,
-    ];
-
-    /// The code as written (`R501`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Code::E100 => "E100",
-            Code::E101 => "E101",
-            Code::E102 => "E102",
-            Code::E103 => "E103",
-            Code::E104 => "E104",
-            Code::E105 => "E105",
-            Code::E106 => "E106",
-            Code::E107 => "E107",
-            Code::E108 => "E108",
-            Code::E109 => "E109",
-            Code::D201 => "D201",
-            Code::D202 => "D202",
-            Code::D203 => "D203",
-            Code::D204 => "D204",
-            Code::D205 => "D205",
-            Code::D206 => "D206",
-            Code::A301 => "A301",
-            Code::A302 => "A302",
-            Code::A303 => "A303",
-            Code::A304 => "A304",
-            Code::A305 => "A305",
-            Code::A306 => "A306",
-            Code::A307 => "A307",
-            Code::A308 => "A308",
-            Code::A309 => "A309",
-            Code::P401 => "P401",
-            Code::P402 => "P402",
-            Code::P403 => "P403",
-            Code::P404 => "P404",
-            Code::P405 => "P405",
-            Code::P406 => "P406",
-            Code::P407 => "P407",
-            Code::R501 => "R501",
-            Code::R502 => "R502",
-            Code::R503 => "R503",
-            Code::S601 => "S601",
-            Code::S602 => "S602",
-            Code::S603 => "S603",
-        }
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Finding {
-    /// Which rule of the notation.
-    pub code: Code,
-    /// What was found and what was expected.
-    pub message: String,
-    /// 1-based line (0 for a whole file).
-    pub line: u32,
-    /// 1-based column in characters (0 for a whole file).
-    pub column: u32,
-    /// The game's name (`GameId`, else `file#N`), empty outside a game.
-    pub game: String,
-    /// The hand being read, if any.
-    pub hand: Option<u32>,
-    /// The trick it is about, if any.
-    pub trick: Option<u32>,
-    /// The player or team it is about, if any.
-    pub subject: Option<String>,
-    /// The expected value, where the finding compares two.
-    pub expected: Option<String>,
-    /// The recorded value, where the finding compares two.
-    pub recorded: Option<String>,
-}
-
-impl Finding {
-    /// A finding with no game, hand, trick, subject or comparison yet.
-    pub fn new(code: Code, message: String, line: u32, column: u32) -> Finding {
-        Finding {
-            code,
-            message,
-            line,
-            column,
-            game: String::new(),
-            hand: None,
-            trick: None,
-            subject: None,
-            expected: None,
-            recorded: None,
-        }
-    }
-
-    /// This finding about `subject`.
-    pub fn about(mut self, subject: impl Into<String>) -> Finding {
-        self.subject = Some(subject.into());
-        self
-    }
-
-    /// This finding with what was expected and what the record shows.
-    pub fn compare(mut self, expected: impl Into<String>, recorded: impl Into<String>) -> Finding {
-        self.expected = Some(expected.into());
-        self.recorded = Some(recorded.into());
-        self
-    }
-
-    /// This finding in trick `trick`.
-    pub fn in_trick(mut self, trick: u32) -> Finding {
-        self.trick = Some(trick);
-        self
-    }
-}
+pub use crate::findings::{Code, Finding};

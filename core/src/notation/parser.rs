@@ -7,14 +7,16 @@
 
 use super::lexer::{
     Few, Line, bounded_int, comment_start, find_byte, is_digits, is_name, is_space, pieces,
-    quoted_len, show, to_u32, trim, unquote,
+    quoted_len, to_u32, trim, unquote,
 };
 use super::{
-    Bid, Bids, Cards, Code, Columns, Deal, Exchange, ExchangeKind, Finding, Game, Hand, Holding,
+    Bid, Bids, Cards, Columns, Deal, Exchange, ExchangeKind, Finding, Game, Hand, Holding,
     MAX_HAND, MAX_SCORE, MAX_TRICK, Meta, Name, Named, Note, Play, Plays, RevokeCall, ScoreEntry,
     ScoreKind, ScoreLine, Tag, Trick, TrumpLine, Widow,
 };
 use crate::cards::{Card, Suit};
+use crate::findings::input::{E101, E102, E103, E104, E105, E106, E107, E108, E109};
+use crate::findings::{DidYouMean, Facts, Listed, Shown, Spaced, TagsPresent};
 
 /// Checks a `Rules` tag's value: `Some((message, offset in characters))` when it is bad.
 pub type RulesCheck = Box<dyn FnMut(&str) -> Option<(String, usize)> + Send + Sync>;
@@ -243,7 +245,7 @@ pub fn did_you_mean<'a>(word: &str, known: impl Iterator<Item = &'a str>) -> Opt
 }
 
 /// A finding waiting for the hand it belongs to: code, message, column, expected and recorded.
-type Pending = (Code, String, u32, Option<(String, String)>);
+type Pending = (Facts, u32);
 
 /// The statement keyword `word` is, if it is one.
 pub fn keyword(word: &str) -> Option<&'static str> {
@@ -372,8 +374,7 @@ impl Parser {
             let before = String::from_utf8_lossy(raw.get(..nul).unwrap_or(&[]))
                 .chars()
                 .count();
-            let m = "NUL byte in the text (removed before reading the line)";
-            self.problem(Code::E109, m.into(), to_u32(before) + 1);
+            self.problem(E109::NulByte {}, to_u32(before) + 1);
             cleaned = raw.iter().copied().filter(|&b| b != 0).collect::<Vec<u8>>();
             raw = &cleaned;
         }
@@ -383,8 +384,7 @@ impl Parser {
             Err(e) => {
                 let valid = raw.get(..e.valid_up_to()).unwrap_or(&[]);
                 let col = to_u32(String::from_utf8_lossy(valid).chars().count()) + 1;
-                let m = format!("bytes that are not UTF-8 at column {col} (read as U+FFFD)");
-                self.problem(Code::E109, m, col);
+                self.problem(E109::NotUtf8 { column: col }, col);
                 lossy = String::from_utf8_lossy(raw).into_owned();
                 lossy.as_str()
             }
@@ -442,33 +442,27 @@ impl Parser {
             if let (Some(k), Some(h)) = (guess, self.hand_mut()) {
                 h.misread.push(k);
             }
-            let hint = guess
-                .map(|k| format!("did you mean '{k}'? "))
-                .unwrap_or_default();
             self.problem(
-                Code::E102,
-                format!(
-                    "unknown statement {} ({hint}expected one of: {}, a trick, or a [Tag \"value\"] pair)",
-                    show(word),
-                    KEYWORDS.join(", ")
-                ),
+                E102::UnknownStatement {
+                    word: Shown(word.into()),
+                    suggestion: DidYouMean(guess.map(str::to_string)),
+                    keywords: Listed(KEYWORDS.to_vec()),
+                },
                 col,
             );
             return;
         };
         if word.trim_end_matches(':') != kw {
             self.problem(
-                Code::E102,
-                format!("keywords are lower case: write '{kw}', not {}", show(word)),
+                E102::UpperCase {
+                    keyword: kw,
+                    word: Shown(word.into()),
+                },
                 col,
             );
         }
         let Some(b) = self.building.as_mut() else {
-            self.problem(
-                Code::E108,
-                format!("'{kw}' before any tag block: a game starts with [Rules ...] and [Players ...] tags"),
-                col,
-            );
+            self.problem(E108::BeforeTags { statement: kw }, col);
             return;
         };
         b.game.end_line = self.lineno;
@@ -499,40 +493,22 @@ impl Parser {
 
     // ------------------------------------------------------------------ helpers
 
-    fn problem(&mut self, code: Code, message: String, column: u32) {
-        self.problem_at(code, message, column, self.lineno, None);
+    fn problem(&mut self, facts: impl Into<Facts>, column: u32) {
+        self.problem_at(facts.into(), column, self.lineno);
     }
 
-    fn problem_at(
-        &mut self,
-        code: Code,
-        message: String,
-        column: u32,
-        line: u32,
-        compared: Option<(String, String)>,
-    ) {
-        let (expected, recorded) = match compared {
-            Some((e, r)) => (Some(e), Some(r)),
-            None => (None, None),
-        };
-        let finding = |hand| Finding {
-            code,
-            message,
-            line,
-            column,
-            game: String::new(),
-            hand,
-            trick: None,
-            subject: None,
-            expected,
-            recorded,
+    fn problem_at(&mut self, facts: Facts, column: u32, line: u32) {
+        let finding = |hand| {
+            let mut f = Finding::new(facts, line, column);
+            f.hand = hand;
+            f
         };
         match self.building.as_mut() {
             Some(b) => {
                 let hand = b.hand.as_ref().map(|h| h.number);
-                b.findings.push(finding(hand));
+                crate::findings::push_folded(&mut b.findings, finding(hand));
             }
-            None => self.ready.push(finding(None)),
+            None => crate::findings::push_folded(&mut self.ready, finding(None)),
         }
     }
 
@@ -604,29 +580,23 @@ impl Parser {
             return;
         };
         let names: Vec<&str> = b.game.tags.iter().map(|t| t.name.as_str()).collect();
-        let present = if names.is_empty() {
-            String::new()
-        } else {
-            format!(" (its tags: {})", names.join(", "))
-        };
+        let present = TagsPresent(names.iter().map(|n| n.to_string()).collect());
         let has_rules = names.contains(&"Rules");
         let has_players = names.contains(&"Players");
         let line = b.game.line;
         if !has_rules {
-            let m =
-                format!("the game has no Rules tag: which preset it follows is unknown{present}");
-            self.problem_at(Code::E107, m, 1, line, None);
+            let tags = present.clone();
+            self.problem_at(E107::NoRulesTag { tags }.into(), 1, line);
         }
         if !has_players {
-            let m = format!("the game has no Players tag: the seats are unknown{present}");
-            self.problem_at(Code::E107, m, 1, line, None);
+            self.problem_at(E107::NoPlayersTag { tags: present }.into(), 1, line);
         }
     }
 
     /// The name of a player (or, with `keys`, of a player or team) if the game knows it;
     /// otherwise one finding, and `None`.
     #[inline]
-    fn name_ok(&mut self, name: &str, column: u32, what: &str, keys: bool) -> Option<Name> {
+    fn name_ok(&mut self, name: &str, column: u32, what: &'static str, keys: bool) -> Option<Name> {
         let b = self.building.as_ref()?;
         let want = if keys { KEY } else { SEAT };
         if let Some(i) = b.lookup(name) {
@@ -639,12 +609,20 @@ impl Parser {
 
     /// A name not (yet) known to the game: interned when the game has no seats, else a finding.
     #[cold]
-    fn name_not_known(&mut self, name: &str, column: u32, what: &str, want: u8) -> Option<Name> {
+    fn name_not_known(
+        &mut self,
+        name: &str,
+        column: u32,
+        what: &'static str,
+        want: u8,
+    ) -> Option<Name> {
         let b = self.building.as_mut()?;
         if !is_name(name) {
             self.problem(
-                Code::E101,
-                format!("{} is not a valid {what} name", show(name)),
+                E101::BadName {
+                    name: Shown(name.into()),
+                    what,
+                },
                 column,
             );
             return None;
@@ -659,19 +637,14 @@ impl Parser {
                 .map(|(n, _)| n.as_str())
                 .collect();
             known.sort_unstable();
-            let seats = if known.is_empty() {
-                "none".to_string()
-            } else {
-                known.join(" ")
+            let hint = did_you_mean(name, known.iter().copied()).map(str::to_string);
+            let facts = E104::UnknownName {
+                what,
+                name: Shown(name.into()),
+                known: Spaced(known.iter().map(|k| k.to_string()).collect()),
+                suggestion: DidYouMean(hint),
             };
-            let hint = did_you_mean(name, known.iter().copied())
-                .map(|k| format!("; did you mean '{k}'?"))
-                .unwrap_or_default();
-            let m = format!(
-                "unknown {what} {} (this game has: {seats}){hint}",
-                show(name)
-            );
-            self.problem(Code::E104, m, column);
+            self.problem(facts, column);
             return None;
         }
         Some(b.intern(name))
@@ -690,7 +663,7 @@ impl Parser {
                 }
                 None => {
                     bad = true;
-                    self.problem(Code::E103, bad_card(tok), col);
+                    self.problem(bad_card(tok), col);
                 }
             }
         }
@@ -698,15 +671,11 @@ impl Parser {
     }
 
     /// The hand a statement belongs to, or one E108 when none is open.
-    fn in_hand(&mut self, kw: &str, col: u32) -> bool {
+    fn in_hand(&mut self, kw: &'static str, col: u32) -> bool {
         if self.building.as_ref().is_some_and(|b| b.hand.is_some()) {
             return true;
         }
-        self.problem(
-            Code::E108,
-            format!("'{kw}' outside a hand: open one with `hand N`"),
-            col,
-        );
+        self.problem(E108::OutsideHand { statement: kw }, col);
         false
     }
 
@@ -723,12 +692,12 @@ impl Parser {
     }
 
     /// Whether a statement may stand here: inside a hand, and not a repeat (each finding made).
-    fn may_stand(&mut self, slot: Slot, kw: &str, col: u32) -> bool {
+    fn may_stand(&mut self, slot: Slot, kw: &'static str, col: u32) -> bool {
         self.in_hand(kw, col) && self.order(slot, kw, col)
     }
 
     /// Whether a statement may go in `slot`; reports repeats and out-of-order ones.
-    fn order(&mut self, slot: Slot, kw: &str, col: u32) -> bool {
+    fn order(&mut self, slot: Slot, kw: &'static str, col: u32) -> bool {
         let Some(h) = self.building.as_ref().and_then(|b| b.hand.as_ref()) else {
             return false;
         };
@@ -747,11 +716,11 @@ impl Parser {
         };
         let single = !matches!(slot, Slot::Exchanges | Slot::Revokes | Slot::Tricks);
         if single && filled(slot) {
-            let m = format!(
-                "a second '{kw}' line in hand {} (the first one is kept)",
-                h.number
-            );
-            self.problem(Code::E108, m, col);
+            let facts = E108::Repeated {
+                statement: kw,
+                hand: h.number,
+            };
+            self.problem(facts, col);
             return false;
         }
         // a revoke is often called after the trick: it may stand anywhere; a misdeal has no place
@@ -764,13 +733,13 @@ impl Parser {
             .skip(1)
             .find(|s| **s != Slot::Revokes && filled(**s));
         if let Some(later) = later {
-            let names: Vec<&str> = Slot::ORDER.iter().map(|s| s.name()).collect();
-            let m = format!(
-                "'{kw}' is out of order: it comes after a '{}' statement (the order is {})",
-                later.name(),
-                names.join(", ")
-            );
-            self.problem(Code::E108, m, col);
+            let names: Vec<&'static str> = Slot::ORDER.iter().map(|s| s.name()).collect();
+            let facts = E108::OutOfOrder {
+                statement: kw,
+                after: later.name(),
+                order: Listed(names),
+            };
+            self.problem(facts, col);
         }
         true
     }
@@ -780,11 +749,7 @@ impl Parser {
     fn tag(&mut self, line: &Line, b0: usize, b1: usize, remark: Option<String>) {
         let col = line.col(b0);
         let Some(parsed) = parse_tag(line.text, b0, b1) else {
-            self.problem(
-                Code::E101,
-                "a tag pair is written [Name \"value\"]".into(),
-                col,
-            );
+            self.problem(E101::TagShape {}, col);
             return;
         };
         let (name, value_start, value_end) = parsed;
@@ -814,14 +779,15 @@ impl Parser {
                 if let Some(check) = self.rules_check.as_mut() {
                     if let Some((message, offset)) = check(&value) {
                         let c = value_col.saturating_add(to_u32(offset));
-                        self.problem(Code::E105, format!("bad Rules tag: {message}"), c);
+                        self.problem(E105::BadRules { problem: message }, c);
                     }
                 }
             }
             "Date" if !value.is_empty() && !is_date(&value) => {
                 self.problem(
-                    Code::E101,
-                    format!("Date is written YYYY.MM.DD, not {}", show(&value)),
+                    E101::BadDate {
+                        value: Shown(value.clone()),
+                    },
                     value_col,
                 );
             }
@@ -850,17 +816,9 @@ impl Parser {
             } else {
                 bad.join(" ")
             };
-            self.problem(
-                Code::E107,
-                format!("Players needs names in seat order; bad: {}", show(&shown)),
-                value_col,
-            );
+            self.problem(E107::BadPlayers { bad: Shown(shown) }, value_col);
         } else if unique.len() != seats.len() {
-            self.problem(
-                Code::E107,
-                "a player is seated twice in the Players tag".into(),
-                value_col,
-            );
+            self.problem(E107::SeatedTwice {}, value_col);
         }
         let Some(b) = self.building.as_mut() else {
             return;
@@ -875,7 +833,7 @@ impl Parser {
     fn teams_tag(&mut self, value: &str, value_col: u32) {
         let (teams, err) = parse_teams(value);
         if let Some(err) = err {
-            self.problem(Code::E107, format!("bad Teams tag: {err}"), value_col);
+            self.problem(E107::BadTeams { problem: err }, value_col);
         }
         let Some(b) = self.building.as_mut() else {
             return;
@@ -900,25 +858,27 @@ impl Parser {
                 Ok(n) => {
                     let n = u32::try_from(n).unwrap_or(0);
                     if n != last + 1 {
-                        let m = if first {
-                            format!(
-                                "the game opens with hand {n}: hands are numbered from 1, expected hand 1"
-                            )
+                        let facts: Facts = if first {
+                            E106::FirstHand { number: n }.into()
                         } else {
-                            format!("hand {n} follows hand {last}: expected hand {}", last + 1)
+                            E106::HandGap {
+                                number: n,
+                                previous: last,
+                                expected: last + 1,
+                            }
+                            .into()
                         };
-                        let compared = Some(((last + 1).to_string(), n.to_string()));
-                        wrong = Some((Code::E106, m, at.line.col(*tat), compared));
+                        wrong = Some((facts, at.line.col(*tat)));
                     }
                     n
                 }
                 Err(_) => {
-                    let m = format!(
-                        "hand number {} is out of range: hands are numbered 1 to {MAX_HAND} (read as hand {})",
-                        show(tok),
-                        last + 1
-                    );
-                    wrong = Some((Code::E101, m, at.line.col(*tat), None));
+                    let facts = E101::HandNumberRange {
+                        token: Shown(tok.to_string()),
+                        max: MAX_HAND,
+                        read_as: last + 1,
+                    };
+                    wrong = Some((facts.into(), at.line.col(*tat)));
                     last + 1
                 }
             },
@@ -928,11 +888,7 @@ impl Parser {
                     [(tat, _)] => at.line.col(*tat),
                     _ => at.col,
                 };
-                let m = format!(
-                    "a hand starts `hand N` with N a whole number (ASCII digits) (read as hand {})",
-                    last + 1
-                );
-                wrong = Some((Code::E101, m, c, None));
+                wrong = Some((E101::HandShape { read_as: last + 1 }.into(), c));
                 last + 1
             }
         };
@@ -952,10 +908,10 @@ impl Parser {
             });
         }
         if after_winner {
-            self.problem(Code::E108, "a hand after the winner line".into(), at.col);
+            self.problem(E108::HandAfterWinner {}, at.col);
         }
-        if let Some((code, m, col, compared)) = wrong {
-            self.problem_at(code, m, col, self.lineno, compared);
+        if let Some((facts, col)) = wrong {
+            self.problem_at(facts, col, self.lineno);
         }
     }
 
@@ -965,7 +921,7 @@ impl Parser {
         }
         let toks = Few::of(at.tokens());
         let [(tat, name)] = toks.slice() else {
-            self.problem(Code::E101, "write `dealer NAME`".into(), at.col);
+            self.problem(E101::DealerShape {}, at.col);
             return;
         };
         let column = at.line.col(*tat);
@@ -985,7 +941,7 @@ impl Parser {
     }
 
     /// `NAME: CARDS; NAME: CARDS ...`; `dropped` is set when a holding could not be kept.
-    fn holdings(&mut self, at: &Span, kw: &str, dropped: &mut bool) -> Vec<Holding> {
+    fn holdings(&mut self, at: &Span, kw: &'static str, dropped: &mut bool) -> Vec<Holding> {
         let mut out = Vec::with_capacity(4);
         let text = at.line.text;
         for (ps, pe) in pieces(text, at.start, at.end, b';') {
@@ -996,8 +952,7 @@ impl Parser {
             let Some(colon) = find_byte(b':', part.as_bytes()) else {
                 let lead = part.len() - part.trim_start_matches(is_space).len();
                 self.problem(
-                    Code::E101,
-                    format!("{kw} lists NAME: CARDS, separated by ';'"),
+                    E101::HoldingsShape { statement: kw },
                     at.line.col(ps + lead),
                 );
                 *dropped = true;
@@ -1005,11 +960,7 @@ impl Parser {
             };
             let ntoks = Few::of(at.line.tokens(ps, ps + colon));
             let [(nat, name)] = ntoks.slice() else {
-                self.problem(
-                    Code::E101,
-                    format!("{kw}: one player name before each ':'"),
-                    at.line.col(ps),
-                );
+                self.problem(E101::HoldingName { statement: kw }, at.line.col(ps));
                 *dropped = true;
                 continue;
             };
@@ -1085,11 +1036,7 @@ impl Parser {
             let toks = Few::of(at.line.tokens(ps, pe));
             let Some(&(nat, name)) = toks.first() else {
                 if ps != at.start || !rest_blank {
-                    self.problem(
-                        Code::E101,
-                        "an empty bid between commas".into(),
-                        at.line.col(ps),
-                    );
+                    self.problem(E101::EmptyBid {}, at.line.col(ps));
                 }
                 continue;
             };
@@ -1101,8 +1048,9 @@ impl Parser {
                         Some(suit) => std::borrow::Cow::Owned(format!("pitch {}", suit.letter())),
                         None => {
                             self.problem(
-                                Code::E101,
-                                format!("{} is not a suit (S H D C)", show(s)),
+                                E101::PitchSuit {
+                                    token: Shown(s.to_string()),
+                                },
                                 at.line.col(*sat),
                             );
                             continue;
@@ -1112,8 +1060,9 @@ impl Parser {
                 [_, (wat, w)] => {
                     if w.is_empty() || !w.bytes().all(|c| c.is_ascii_alphanumeric()) {
                         self.problem(
-                            Code::E101,
-                            format!("{} is not a bid word", show(w)),
+                            E101::BidWord {
+                                token: Shown(w.to_string()),
+                            },
                             at.line.col(*wat),
                         );
                         continue;
@@ -1125,8 +1074,7 @@ impl Parser {
                     }
                 }
                 _ => {
-                    let m = "each bid is NAME WORD (pass, a number, smudge, pitch, sells, keeps)";
-                    self.problem(Code::E101, m.into(), ncol);
+                    self.problem(E101::BidShape {}, ncol);
                     continue;
                 }
             };
@@ -1162,11 +1110,7 @@ impl Parser {
         };
         let Some(suit) = suit else {
             let c = toks.first().map_or(at.col, |(p, _)| at.line.col(*p));
-            self.problem(
-                Code::E101,
-                "write `trump SUIT` with SUIT one of S H D C".into(),
-                c,
-            );
+            self.problem(E101::TrumpShape {}, c);
             return;
         };
         let column = toks.first().map_or(at.col, |(p, _)| at.line.col(*p));
@@ -1185,7 +1129,7 @@ impl Parser {
         let mut hs = self.holdings(&at, kw, &mut dropped);
         if hs.len() != 1 {
             if !hs.is_empty() {
-                self.problem(Code::E101, format!("one player per {kw} line"), at.col);
+                self.problem(E101::OnePlayerPerLine { statement: kw }, at.col);
             }
             return;
         }
@@ -1210,22 +1154,18 @@ impl Parser {
                 match bounded_int(n, 1, MAX_TRICK) {
                     Ok(t) => (*nat, *name, u32::try_from(t).ok()),
                     Err(_) => {
-                        let m = format!(
-                            "trick {} is out of range: tricks are numbered 1 to {MAX_TRICK}",
-                            show(n)
-                        );
-                        self.problem(Code::E101, m, at.line.col(*tat));
+                        let facts = E101::RevokeTrickRange {
+                            token: Shown(n.to_string()),
+                            max: MAX_TRICK,
+                        };
+                        self.problem(facts, at.line.col(*tat));
                         return;
                     }
                 }
             }
             [(nat, name)] => (*nat, *name, None),
             _ => {
-                self.problem(
-                    Code::E101,
-                    "write `revoke NAME` or `revoke NAME trick N`".into(),
-                    at.col,
-                );
+                self.problem(E101::RevokeShape {}, at.col);
                 return;
             }
         };
@@ -1246,7 +1186,7 @@ impl Parser {
         let col = line.col(b0);
         let lineno = self.lineno;
         let Some(b) = self.building.as_mut() else {
-            self.problem(Code::E108, "a trick before any tag block".into(), col);
+            self.problem(E108::TrickBeforeTags {}, col);
             return;
         };
         b.game.end_line = lineno;
@@ -1264,16 +1204,15 @@ impl Parser {
                     && tok.len() <= 2
                     && toks.next().is_some_and(|(_, t)| t.contains(':')) =>
             {
-                let m = format!(
-                    "a trick number is followed by a dot: write `{tok}.` (read as trick {tok})"
-                );
-                self.problem(Code::E101, m, line.col(at));
+                let facts = E101::TrickDot {
+                    token: tok.to_string(),
+                };
+                self.problem(facts, line.col(at));
                 undotted = Some(at);
             }
             first => {
                 let at = first.map_or(b0, |(p, _)| p);
-                let m = "a trick starts with its number and a dot: `1. Ann:AS Bob:3S ...`";
-                self.problem(Code::E101, m.into(), line.col(at));
+                self.problem(E101::TrickShape {}, line.col(at));
                 return;
             }
         }
@@ -1293,11 +1232,11 @@ impl Parser {
                 let number = match bounded_int(digits, 0, MAX_TRICK) {
                     Ok(n) => u32::try_from(n).ok(),
                     Err(_) => {
-                        let m = format!(
-                            "trick number {} is out of range: tricks are numbered 1 to {MAX_TRICK} (its cards are not read)",
-                            show(digits)
-                        );
-                        self.problem(Code::E101, m, tcol);
+                        let facts = E101::TrickNumberRange {
+                            token: Shown(digits.to_string()),
+                            max: MAX_TRICK,
+                        };
+                        self.problem(facts, tcol);
                         None
                     }
                 };
@@ -1352,8 +1291,7 @@ impl Parser {
             .count();
         let short = long == 0;
         if long > 0 && long != toks.len() {
-            let m = format!("trick {number} mixes NAME:CARD and bare cards; use one form");
-            self.problem(Code::E101, m, ncol);
+            self.problem(E101::MixedForms { trick: number }, ncol);
         }
         let mut plays = Plays::with_capacity(toks.len());
         for &(tat, tend, split) in toks {
@@ -1377,16 +1315,17 @@ impl Parser {
                     None => (None, tok, tcol),
                 };
             let Some(card) = Card::parse(ctok) else {
-                self.problem(Code::E103, bad_card(ctok), ccol);
+                self.problem(bad_card(ctok), ccol);
                 continue;
             };
             if split {
                 let joined: String = tok.chars().filter(|c| !is_space(*c)).collect();
-                let m = format!(
-                    "no space may stand between a player's colon and the card: write {}",
-                    show(&joined)
+                self.problem(
+                    E101::SpaceAfterColon {
+                        play: Shown(joined),
+                    },
+                    ccol,
                 );
-                self.problem(Code::E101, m, ccol);
             }
             plays.push(Play {
                 player,
@@ -1395,7 +1334,7 @@ impl Parser {
             });
         }
         if toks.is_empty() {
-            self.problem(Code::E101, format!("trick {number} has no cards"), ncol);
+            self.problem(E101::EmptyTrick { trick: number }, ncol);
         }
         let unreadable = plays.len() != toks.len();
         let meta = Meta {
@@ -1433,27 +1372,27 @@ impl Parser {
         let mut entries = Vec::new();
         for (ps, pe) in pieces(text, at.start, at.end, b',') {
             let toks = Few::of(at.line.tokens(ps, pe));
-            let shape =
-                || format!("each {kw} entry is KEY N (a player or team, then a whole number)");
+            let shape = || E101::ScoreEntryShape { statement: kw };
             let [(kat, key), (vat, num)] = toks.slice() else {
                 let c = toks
                     .first()
                     .map_or(at.line.col(ps), |(p, _)| at.line.col(*p));
-                self.problem(Code::E101, shape(), c);
+                self.problem(shape(), c);
                 continue;
             };
             let value = match bounded_int(num, -MAX_SCORE, MAX_SCORE) {
                 Ok(v) => i32::try_from(v).unwrap_or(0),
                 Err(false) => {
-                    self.problem(Code::E101, shape(), at.line.col(*kat));
+                    self.problem(shape(), at.line.col(*kat));
                     continue;
                 }
                 Err(true) => {
-                    let m = format!(
-                        "{} is out of range: a {kw} is a whole number from -{MAX_SCORE} to {MAX_SCORE}",
-                        show(num)
-                    );
-                    self.problem(Code::E101, m, at.line.col(*vat));
+                    let facts = E101::ScoreRange {
+                        token: Shown(num.to_string()),
+                        statement: kw,
+                        max: MAX_SCORE,
+                    };
+                    self.problem(facts, at.line.col(*vat));
                     continue;
                 }
             };
@@ -1463,16 +1402,20 @@ impl Parser {
                     key,
                     value,
                     column: kcol,
+                    value_column: at.line.col(*vat),
+                    value_len: to_u32(num.chars().count()),
                 });
             }
         }
         let unreadable = self.finding_count() > before;
+        let end_column = at.line.col(at.end);
         self.store(remark, |h, meta| {
             let line = Some(ScoreLine {
                 kind,
                 entries,
                 meta,
                 unreadable,
+                end_column,
             });
             match kind {
                 ScoreKind::Score => h.score = line,
@@ -1492,11 +1435,7 @@ impl Parser {
             && body.starts_with('"')
             && quoted_len(text, s + 1).is_some_and(|n| s + 1 + n + 1 == e);
         if !ok {
-            self.problem(
-                Code::E101,
-                "write `note \"TEXT\"` with the text in double quotes".into(),
-                at.col,
-            );
+            self.problem(E101::NoteShape {}, at.col);
             return;
         }
         let note = unquote(text.get(s + 1..e - 1).unwrap_or(""));
@@ -1510,11 +1449,7 @@ impl Parser {
             return;
         }
         if at.tokens().next().is_some() {
-            self.problem(
-                Code::E101,
-                "`misdeal` takes nothing after it".into(),
-                at.line.col(at.start),
-            );
+            self.problem(E101::MisdealShape {}, at.line.col(at.start));
         }
         self.store(remark, |h, meta| {
             h.misdeal = Some(meta);
@@ -1524,11 +1459,7 @@ impl Parser {
     fn winner(&mut self, at: Span, remark: Option<String>) {
         let toks = Few::of(at.tokens());
         let [(nat, name)] = toks.slice() else {
-            self.problem(
-                Code::E101,
-                "write `winner NAME` (a player, or a team in partnership presets)".into(),
-                at.col,
-            );
+            self.problem(E101::WinnerShape {}, at.col);
             return;
         };
         if self
@@ -1536,11 +1467,7 @@ impl Parser {
             .as_ref()
             .is_some_and(|b| b.game.winner.is_some())
         {
-            self.problem(
-                Code::E108,
-                "a second winner line (the first one is kept)".into(),
-                at.col,
-            );
+            self.problem(E108::SecondWinner {}, at.col);
             return;
         }
         let column = at.line.col(*nat);
@@ -1582,16 +1509,13 @@ fn set_flag(flags: &mut Vec<u8>, n: Name, flag: u8) {
 /// The card tokens a misspelt one is compared with: every canonical token, and the tens as `10S`.
 const TENS: [&str; 4] = ["10S", "10H", "10D", "10C"];
 
-fn bad_card(tok: &str) -> String {
+fn bad_card(tok: &str) -> E103 {
     let upper = tok.to_uppercase();
     let known = crate::cards::CARD_NAMES.iter().chain(&TENS).copied();
-    let hint = did_you_mean(&upper, known)
-        .map(|k| format!(" (did you mean '{k}'?)"))
-        .unwrap_or_default();
-    format!(
-        "bad card token {}{hint}: expected a rank A K Q J T 9-2 then a suit S H D C",
-        show(tok)
-    )
+    E103::BadCard {
+        token: Shown(tok.to_string()),
+        suggestion: DidYouMean(did_you_mean(&upper, known).map(str::to_string)),
+    }
 }
 
 /// The digits of a trick number token `N.`, if it is one.
@@ -1702,6 +1626,7 @@ pub fn parse_all(data: &[u8], source: &str) -> (Vec<Game>, Vec<Finding>) {
 #[allow(clippy::indexing_slicing)]
 mod tests {
     use super::*;
+    use crate::notation::Code;
 
     const HEAD: &str = "[Rules \"auction\"]\n[Players \"Ann Bob Cal Dee\"]\n";
 
@@ -1709,7 +1634,7 @@ mod tests {
         parse_all(text.as_bytes(), "t.pitch")
             .1
             .iter()
-            .map(|f| (f.code.as_str(), f.line, f.column))
+            .map(|f| (f.code().as_str(), f.line, f.column))
             .collect()
     }
 
@@ -1742,14 +1667,14 @@ mod tests {
         let (_, f) = parse_all(t.as_bytes(), "t");
         assert_eq!(f.len(), 2);
         assert!(
-            f[0].message.contains("did you mean 'dealer'"),
+            f[0].message().contains("did you mean 'dealer'"),
             "{}",
-            f[0].message
+            f[0].message()
         );
         assert!(
-            f[1].message.contains("did you mean 'Dan'"),
+            f[1].message().contains("did you mean 'Dan'"),
             "{}",
-            f[1].message
+            f[1].message()
         );
     }
 
@@ -1768,24 +1693,24 @@ mod tests {
         );
         assert_eq!(did_you_mean("bananas", keywords()), None);
         // four cards one edit from KX: no guess between them
-        assert!(!bad_card("KX").contains("did you mean"));
-        assert!(bad_card("1OD").contains("did you mean '10D'?"));
-        assert!(bad_card("as.").contains("did you mean 'AS'?"));
+        assert!(!bad_card("KX").message().contains("did you mean"));
+        assert!(bad_card("1OD").message().contains("did you mean '10D'?"));
+        assert!(bad_card("as.").message().contains("did you mean 'AS'?"));
     }
 
     #[test]
     fn a_hand_number_finding_belongs_to_the_hand_it_opens() {
         let t = format!("{HEAD}hand 0\ndealer Ann\nhand 99\ndealer Bob\n");
         let (_, f) = parse_all(t.as_bytes(), "t");
-        let e106: Vec<_> = f.iter().filter(|x| x.code == Code::E106).collect();
+        let e106: Vec<_> = f.iter().filter(|x| x.code() == Code::E106).collect();
         assert_eq!(e106.len(), 2, "{f:?}");
         assert!(
-            e106[0].message.starts_with("the game opens with hand 0"),
+            e106[0].message().starts_with("the game opens with hand 0"),
             "{}",
-            e106[0].message
+            e106[0].message()
         );
         assert_eq!(e106[0].hand, Some(0));
-        assert_eq!(e106[1].message, "hand 99 follows hand 0: expected hand 1");
+        assert_eq!(e106[1].message(), "hand 99 follows hand 0: expected hand 1");
         assert_eq!(e106[1].hand, Some(99));
     }
 
@@ -1828,11 +1753,11 @@ mod tests {
         let t = format!("{HEAD}hand 1\n1. Ann:AS Ben: QH\n");
         let (_, f) = parse_all(t.as_bytes(), "t");
         assert_eq!(f.len(), 1, "{f:?}");
-        assert_eq!(f[0].code, Code::E104);
+        assert_eq!(f[0].code(), Code::E104);
         let t = format!("{HEAD}hand 1\n1. Ann:AS Bob: QH\n");
         let (g2, f2) = parse_all(t.as_bytes(), "t");
         assert_eq!(f2.len(), 1, "{f2:?}");
-        assert_eq!(f2[0].code, Code::E101);
+        assert_eq!(f2[0].code(), Code::E101);
         assert_eq!(g2[0].hands[0].tricks[0].plays.len(), 2);
     }
 
@@ -1844,7 +1769,7 @@ mod tests {
         let (g, f) = parse_all(&bytes, "t");
         assert_eq!(
             f.iter()
-                .map(|x| (x.code.as_str(), x.line, x.column))
+                .map(|x| (x.code().as_str(), x.line, x.column))
                 .collect::<Vec<_>>(),
             vec![("E109", 5, 10)]
         );
