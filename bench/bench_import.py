@@ -4,6 +4,7 @@
     python bench/bench_import.py --hands 200000                 # quicker
     python bench/bench_import.py --each-preset --flat-check     # 1,000,000 hands of each preset, and 200,000
     python bench/bench_import.py --phases floor,cli-audit,cli-import --jobs 2
+    python bench/bench_import.py --megabytes 10,100,1000 --phases cli-audit,cli-import   # memory per byte
 
 The floor is reading the same file's lines into memory with polars (the least any
 parser must do).  Each phase runs in a child process so that its peak memory is its
@@ -130,6 +131,7 @@ def main() -> None:
     ap.add_argument("--each-preset", action="store_true", help="a corpus of --hands hands for each preset in turn")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="threads for the cli-* phases and import")
     ap.add_argument("--keep", action="store_true", help="keep the generated corpora (they are large)")
+    ap.add_argument("--megabytes", default="", help="comma-separated log sizes in MB, in place of --hands")
     args = ap.parse_args()
     from auditor.rules import PRESETS
 
@@ -137,6 +139,11 @@ def main() -> None:
     groups = [(p,) for p in chosen or tuple(PRESETS)] if args.each_preset else [chosen]
     DATA.mkdir(exist_ok=True)
     sizes = [args.hands] + ([args.hands // 5] if args.flat_check else [])
+    if args.megabytes:
+        # hands per MB of the corpus, from its base: the sizes asked for in bytes
+        base = "".join(base_corpus(p) for p in chosen or tuple(PRESETS))
+        per_mb = len(re.findall(r"^hand \d+$", base, flags=re.M)) / (len(base.encode()) / 1e6)
+        sizes = [int(float(mb) * per_mb) for mb in args.megabytes.split(",")]
     print(f"{os.cpu_count()} cores, jobs={args.jobs}; load average {os.getloadavg()[0]:.1f}")
     for presets in groups:
         for size in sizes:

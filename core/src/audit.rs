@@ -307,6 +307,8 @@ pub fn audit_stream<R: Read, S: Sink + 'static>(
                         .findings
                         .extend(summary.findings.into_iter().map(|mut r| {
                             r.game = rename(&r.game, &label, games_before);
+                            // a parser's finding names its game itself, made on the worker too
+                            r.finding.game = rename(&r.finding.game, &label, games_before);
                             r
                         }));
                 }

@@ -7,10 +7,10 @@
 //! Parquet column chunks ([`encode`]) on the thread that built it; a [`BatchFiles`] appends
 //! the chunks, in input order, to one file per table.
 //!
-//! Text columns whose values repeat (players, cards, game keys, codes) are built as Arrow
-//! dictionaries: each distinct value is stored once per row group, and the Parquet writer
-//! dictionary-encodes them. The files declare them as plain strings, so every reader
-//! (DuckDB's SQL, pyarrow, polars) sees the same `string` columns as before.
+//! The game key, repeated on every row of a game, is built as an Arrow dictionary (stored
+//! once per game and row group); every text column is dictionary-encoded in the Parquet
+//! files. The files declare plain strings, so every reader (DuckDB's SQL, pyarrow, polars)
+//! sees the same `string` columns as before.
 
 use std::fs::File;
 use std::io::BufWriter;
@@ -88,7 +88,9 @@ pub struct ColumnSpec {
     pub name: String,
     pub kind: Kind,
     pub doc: String,
-    /// Built as a dictionary: text whose values repeat from row to row.
+    /// Built as a dictionary: the game key, the same on every row of a game (building the
+    /// other text as plain strings measured faster: the Parquet writer dictionary-encodes
+    /// every text column anyway).
     pub dict: bool,
 }
 
@@ -130,9 +132,6 @@ impl Schema {
         self.tables.iter().enumerate().find(|(_, t)| t.name == name)
     }
 }
-
-/// Text columns that hold something different on nearly every row: built as plain strings.
-const FREE_TEXT: [&str; 5] = ["message", "expected", "recorded", "better", "tags"];
 
 /// The schema, read from [`SCHEMA_JSON`] once.
 pub fn schema() -> Result<&'static Schema, String> {
@@ -177,7 +176,8 @@ fn parse_schema(text: &str) -> Result<Schema, String> {
             let cname = text_of(Some(cname));
             let kind = Kind::parse(kind.as_str().unwrap_or(""))
                 .ok_or_else(|| format!("tables.json: {name}.{cname}: unknown type {kind}"))?;
-            let dict = kind == Kind::Str && name != "games" && !FREE_TEXT.contains(&cname.as_str());
+            // a game's key repeats on each of its rows (and games has one row a game)
+            let dict = kind == Kind::Str && cname == "game_id" && name != "games";
             columns.push(ColumnSpec {
                 name: cname,
                 kind,
@@ -270,8 +270,8 @@ struct Dict {
     keys: Int32Builder,
     values: StringBuilder,
     index: FxHashMap<Box<str>, i32>,
-    /// The key of the value set last (rows of one game repeat its key, its players).
-    last: Option<(Box<str>, i32)>,
+    /// The key set last (rows of one game repeat its key, its players): compared before hashing.
+    last: Option<i32>,
 }
 
 impl Dict {
@@ -284,14 +284,24 @@ impl Dict {
         }
     }
 
+    /// The value of `key`, as stored.
+    fn value(&self, key: i32) -> Option<&[u8]> {
+        let offsets = self.values.offsets_slice();
+        let k = usize::try_from(key).ok()?;
+        let (a, b) = (*offsets.get(k)?, *offsets.get(k + 1)?);
+        self.values
+            .values_slice()
+            .get(usize::try_from(a).ok()?..usize::try_from(b).ok()?)
+    }
+
     fn push(&mut self, v: Option<&str>) {
         let Some(s) = v else {
             self.keys.append_null();
             return;
         };
-        if let Some((text, key)) = &self.last {
-            if &**text == s {
-                self.keys.append_value(*key);
+        if let Some(key) = self.last {
+            if self.value(key) == Some(s.as_bytes()) {
+                self.keys.append_value(key);
                 return;
             }
         }
@@ -304,7 +314,7 @@ impl Dict {
                 k
             }
         };
-        self.last = Some((s.into(), key));
+        self.last = Some(key);
         self.keys.append_value(key);
     }
 
@@ -720,7 +730,8 @@ mod tests {
             assert_eq!(t.columns[0].name, "game_id", "{}", t.name);
         }
         let plays = s.table("plays").unwrap().1;
-        assert!(plays.columns.iter().any(|c| c.name == "card" && c.dict));
+        assert!(plays.columns.iter().any(|c| c.name == "game_id" && c.dict));
+        assert!(plays.columns.iter().any(|c| c.name == "card" && !c.dict));
         let games = s.table("games").unwrap().1;
         assert!(games.columns.iter().all(|c| !c.dict));
     }

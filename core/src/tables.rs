@@ -539,22 +539,26 @@ fn finding_row(t: &mut Table, c: &FindingsCols, game_id: Option<&str>, game: &st
 /// view `game_player_counters_live` reads from the tables, so the two agree row for row.
 #[derive(Default)]
 struct Facts<'a> {
-    /// Per hands row: its number, whether played, the pitcher, the contract, whether it was
-    /// made, the sides penalised for a revoke.
-    hands: Vec<(
-        u32,
-        bool,
-        Option<&'a str>,
-        Option<i32>,
-        Option<bool>,
-        Vec<&'a str>,
-    )>,
+    /// The hands rows.
+    hands: Vec<HandFact<'a>>,
     /// (hand, player) of each play that broke the follow rule.
     revoked: Vec<(u32, &'a str)>,
     /// The hand_scores rows.
     scored: Vec<Scored<'a>>,
     /// Per bids row: who spoke, the word, whether it stands for a number.
     said: Vec<(&'a str, &'a str, bool)>,
+}
+
+/// One hands row, as the counters read it.
+struct HandFact<'a> {
+    number: u32,
+    played: bool,
+    pitcher: Option<&'a str>,
+    contract: Option<i32>,
+    /// Whether the contract was made (null: not judged).
+    made: Option<bool>,
+    /// The sides penalised for a revoke.
+    revokers: Vec<&'a str>,
 }
 
 /// One hand_scores row, as the counters add it up.
@@ -737,7 +741,14 @@ impl Rows {
                     None => "unplayable",
                 };
                 t.str(c.status, Some(status));
-                let mut fact = (h.number, status == "played", None, None, None, Vec::new());
+                let mut fact = HandFact {
+                    number: h.number,
+                    played: status == "played",
+                    pitcher: None,
+                    contract: None,
+                    made: None,
+                    revokers: Vec::new(),
+                };
                 if let (Some(hs), Some(prep)) = (hs, prep) {
                     let pitcher = (prep.pitcher >= 0).then(|| seat_name(prep.pitcher));
                     t.str(c.pitcher, pitcher);
@@ -762,14 +773,14 @@ impl Rows {
                     let revokers: Vec<&str> = hs.revokers.iter().filter_map(|&r| side(r)).collect();
                     t.list(c.revokers, Some(revokers.iter().copied()));
                     t.str(c.went_out, side(hs.went_out));
-                    fact = (
-                        h.number,
+                    fact = HandFact {
+                        number: h.number,
                         played,
                         pitcher,
-                        Some(prep.contract),
+                        contract: Some(prep.contract),
                         made,
                         revokers,
-                    );
+                    };
                 } else {
                     let first = h
                         .tricks
@@ -1151,7 +1162,7 @@ impl Rows {
             }
         }
         let points_in_play = rules.map_or(0, |r| i64::from(r.points_in_play));
-        let played_hand = |n: u32| facts.hands.iter().any(|h| h.0 == n && h.1);
+        let played_hand = |n: u32| facts.hands.iter().any(|h| h.number == n && h.played);
         // (hand, player) revoked in a played hand, each once
         let mut revoked: Vec<(u32, &str)> = facts
             .revoked
@@ -1177,16 +1188,17 @@ impl Rows {
                 }
             }
             let mut won = [0i64; 8]; // auctions, sum, made, set, smudges, smudges made, moons, moons made
-            for (_, played, pitcher, contract, made, revokers) in &facts.hands {
-                let Some(contract) =
-                    contract.filter(|&k| *played && k > 0 && *pitcher == Some(*player))
+            for h in &facts.hands {
+                let Some(contract) = h
+                    .contract
+                    .filter(|&k| h.played && k > 0 && h.pitcher == Some(*player))
                 else {
                     continue;
                 };
                 // as SQL reads a null: neither made nor set
-                let set = *made == Some(false)
-                    && (revokers.is_empty() || revokers.iter().any(|r| r == side));
-                let made = *made == Some(true);
+                let set = h.made == Some(false)
+                    && (h.revokers.is_empty() || h.revokers.iter().any(|r| r == side));
+                let made = h.made == Some(true);
                 let top = top_bid == Some(contract);
                 let adds = [
                     1,
