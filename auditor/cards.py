@@ -145,7 +145,6 @@ def suit_name(suit: int) -> str:
 # --------------------------------------------------------------------------- trump order
 
 #: The other suit of the same colour: spades-clubs, hearts-diamonds.
-SAME_COLOUR = (3, 2, 1, 0)
 JACK_RANK = 9
 
 
@@ -155,7 +154,7 @@ def off_jack(trump: int) -> int:
     >>> card_name(off_jack(SUITS.index("H"))), card_name(off_jack(SUITS.index("C")))
     ('JD', 'JS')
     """
-    return make_card(JACK_RANK, SAME_COLOUR[trump])
+    return _core.off_jack(trump)
 
 
 def trump_order(trump: int, deck_kind: str = "plain") -> tuple[int, ...]:

@@ -13,8 +13,16 @@ line wins over the file, and the file over the built-in default.
     format = "json"                 # audit's --format
 
 ``rules`` may also be a table, ``[rules]`` with ``game = 11`` and ``low = "taker"`` (``true`` and
-``false`` for on and off).  A path is read from the file's folder.  An unknown key, or a value of
-the wrong kind, is an error naming the file and the line.
+``false`` for on and off).  A club's house rules are presets of their own, usable by name in a
+``[Rules "thursday"]`` tag and in ``--rules``::
+
+    [presets.thursday]
+    base = "auction"                # a built-in preset, or a house preset declared above
+    game = 11
+    low = "taker"
+
+A path is read from the file's folder.  An unknown key, or a value of the wrong kind, is an error
+naming the file and the line.
 """
 
 from __future__ import annotations
@@ -26,9 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .engine import resolve_rules
 from .findings import CATALOG
-from .rules import RulesError, _did_you_mean
+from .rules import RulesError, _did_you_mean, define_house_presets, resolve_rules
 
 #: The keys of the file: what each sets, for `auditor config` and the errors.
 KEYS = {
@@ -37,6 +44,7 @@ KEYS = {
     "ignore": "finding codes starting with these left out, as --ignore",
     "data": "the dataset: import's --out, and what stats, query, check and compact read without one given",
     "format": "audit's --format: text, json, jsonl or csv",
+    "presets": "the club's house presets, each a table: a base preset and the keys it changes",
 }
 AUDIT_FORMATS = ("text", "json", "jsonl", "csv")
 NAMES = ("auditor.toml", "pyproject.toml")
@@ -61,7 +69,7 @@ class Config:
     path: Path | None = None
     settings: dict[str, Setting] = field(default_factory=lambda: {
         "rules": Setting(""), "select": Setting(()), "ignore": Setting(()), "data": Setting(None),
-        "format": Setting("text")})
+        "format": Setting("text"), "presets": Setting({})})
 
     def __getitem__(self, key: str) -> Any:
         return self.settings[key].value
@@ -86,7 +94,11 @@ def _has_tool_table(path: Path) -> bool:
 
 
 def load(path: Path | None = None, isolated: bool = False, cwd: Path | None = None) -> Config:
-    """The settings in force: from ``path`` if given, else from the file :func:`find` finds, none if ``isolated``."""
+    """The settings in force: from ``path`` if given, else from the file :func:`find` finds, none if ``isolated``.
+
+    The house presets of the file in force become known to the core by name (none without a file).
+    """
+    define_house_presets({})
     if isolated:
         return Config()
     if path is None:
@@ -110,12 +122,34 @@ def load(path: Path | None = None, isolated: bool = False, cwd: Path | None = No
         if not isinstance(doc, dict):
             raise ConfigError(f"{path}:{_line(text, section, None)}: [tool.auditor] must be a table")
     settings = dict(Config().settings)
-    for key, value in doc.items():
+    # the house presets first: the rules setting may name one
+    for key, value in sorted(doc.items(), key=lambda kv: kv[0] != "presets"):
         where = f"{path}:{_line(text, section, key)}"
         if key not in KEYS:
             raise ConfigError(f"{where}: unknown key {key!r}{_did_you_mean(key, KEYS)} (known: {', '.join(KEYS)})")
+        if key == "presets":
+            settings[key] = Setting(_presets(value, text, section, path), where)
+            continue
         settings[key] = Setting(_check(key, value, where, Path(path).parent), where)
     return Config(Path(path), settings)
+
+
+def _presets(value: Any, text: str, section: tuple[str, ...], path: Path) -> dict:
+    """The house presets of a file, made known to the core; a bad one is an error at its line."""
+    if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
+        where = f"{path}:{_line(text, section, 'presets')}"
+        raise ConfigError(f"{where}: presets takes tables, one a preset: [presets.thursday] with base = \"auction\"")
+    names = list(value)
+    for i, name in enumerate(names):
+        where = f"{path}:{_line(text, (*section, 'presets'), name)}"
+        for k, v in value[name].items():
+            if not isinstance(v, bool | int | str | list):
+                raise ConfigError(f"{where}: presets.{name}.{k} takes a number, a word, true or false, not {v!r}")
+        try:  # one at a time, so that an error names its own preset
+            define_house_presets({n: value[n] for n in names[:i + 1]})
+        except RulesError as e:
+            raise ConfigError(f"{where}: {e}") from None
+    return value
 
 
 def _check(key: str, value: Any, where: str, folder: Path) -> Any:

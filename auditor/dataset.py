@@ -48,7 +48,7 @@ pq = lazy("pyarrow.parquet")
 
 from . import _core
 from .engine import rules_resolver
-from .notation import Finding, _not_text, _rules_check, expand_paths
+from .notation import Finding, _not_text, expand_paths
 from .tables import SCHEMA_VERSION, SCHEMAS, TABLES, load_schema_doc
 
 CHUNK_BYTES = 32 << 20  # input bytes per task (one staged batch each; the core's threads share a task)
@@ -445,7 +445,7 @@ def audit_chunk(chunk: Chunk, source: str, override: str, jobs: int, out: TaskRe
         out.findings.append((None, binary))
         return 0
     found, games, hands, cards, unscored, nbytes = _core.audit_file(
-        chunk.path, chunk.start, chunk.end, chunk.first_line, chunk.first_game, jobs, _rules_check,
+        chunk.path, chunk.start, chunk.end, chunk.first_line, chunk.first_game, jobs,
         rules_resolver(override), source, progress, PROGRESS_EVERY)
     out.findings.extend((None, f) for f in found)
     out.games_read += games
@@ -473,7 +473,7 @@ def import_chunk(chunk: Chunk, source: str, override: str, jobs: int, writer: Ba
         out.findings_stored += 1
         return 0
     found, games, stored, n, hands, cards, unscored, nbytes = _core.import_file(
-        chunk.path, chunk.start, chunk.end, chunk.first_line, chunk.first_game, jobs, _rules_check,
+        chunk.path, chunk.start, chunk.end, chunk.first_line, chunk.first_game, jobs,
         rules_resolver(override), writer.files(), keys, int(now.timestamp() * 1_000_000), source, analyze,
         keep_findings, progress, PROGRESS_EVERY)
     out.findings.extend(found)

@@ -20,46 +20,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from . import _core
 from .cards import CARD_NAMES, SUITS, cards_of
 from .notation import Finding, Game
-from .rules import Rules, RulesError, parse_rules, with_overrides
+from .rules import Rules, RulesError, resolve_rules
 
 PITCH_VALUE: int = _core.PITCH_VALUE  # pitching=on: a pitch in place of a bid is worth four (the core's)
 
 
-@lru_cache(maxsize=256)
-def resolve_rules(tag: str | None, override: str = "") -> Rules:
-    """The rule set of a game: its ``Rules`` tag, then the run's ``--rules`` overrides.
-
-    ``override`` may be a preset name (replacing the tag's) followed by ``key=value`` words.
-    """
-    words = override.split()
-    if words and "=" not in words[0]:
-        base = parse_rules(override)
-    else:
-        if not tag:
-            raise RulesError("no Rules tag")
-        base = with_overrides(parse_rules(tag), override)
-    return base
-
-
-@lru_cache(maxsize=256)
-def core_rules(rules: Rules) -> _core.Rules:
-    """The rule set as the core reads it (built once per rule set)."""
-    return _core.Rules(rules)
-
-
-def rules_resolver(override: str = ""):
-    """A game's ``Rules`` tag to the core's rule set (``None``: not one), as the core's audit asks it."""
-    def resolve(tag: str | None) -> _core.Rules | None:
-        try:
-            return core_rules(resolve_rules(tag, override))
-        except RulesError:
-            return None
-    return resolve
+def rules_resolver(override: str = "") -> _core.Resolver:
+    """The core's resolver of a run's rule sets: each game's ``Rules`` tag, then ``override``
+    (the run's ``--rules``); once per distinct text, on the core's own threads."""
+    return _core.Resolver(override)
 
 
 def trick_winner_pos(cards: Sequence[int], trump: int, deck_kind: str = "plain") -> int:
@@ -71,12 +44,12 @@ def legal_cards(rules: Rules, trump: int, held: int, trick: int, lead: int | Non
                 led: int | None = None) -> int:
     """The mask of the cards of ``held`` that may be played to trick ``trick`` (0-based): ``lead`` is the
     hand's first card led, ``led`` this trick's first card (None: leading). The core's one definition."""
-    return _core.legal_cards(core_rules(rules), trump, held, trick, lead, led)
+    return _core.legal_cards(rules, trump, held, trick, lead, led)
 
 
 def speaking_order(rules: Rules, players: int, dealer: int) -> list[int]:
     """The seats in the order they bid (the core's one definition of the auction order)."""
-    return _core.speaking_order(core_rules(rules), players, dealer)
+    return _core.speaking_order(rules, players, dealer)
 
 
 @dataclass
@@ -268,7 +241,7 @@ def audit_games(games: Iterable[Game], override: str = "") -> list[GameResult]:
     """
     games = list(games)
     rule_sets = _rule_sets(games, override)
-    out = _core.audit_records(games, [core_rules(r) if r is not None else None for r in rule_sets])
+    out = _core.audit_records(games, list(rule_sets))
     return [GameResult(g, None) if r is None else _result(g, r, d) for g, r, d in zip(games, rule_sets, out)]
 
 
@@ -352,7 +325,7 @@ def analyze_games(games: Iterable[Game], override: str = "", jobs: int = 1,
     """
     games = list(games)
     rule_sets = _rule_sets(games, override)
-    cores = [core_rules(r) if r is not None else None for r in rule_sets]
+    cores = list(rule_sets)
     out: list[list[HandAnalysis]] = []
     for game, r, d in zip(games, rule_sets, _core.analyze_records(games, cores, jobs, full)):
         if r is None or d is None:

@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from . import _core
 from .engine import rules_resolver
 from .findings import CATALOG, select as select_codes
-from .notation import Finding, _rules_check, iter_games
+from .notation import Finding, iter_games
 
 #: The codes a fix can address, and whether their fix is safe: the catalogue's declaration.
 FIXABLE = {c.code: c.fix == "safe" for c in CATALOG.values() if c.fix != "none"}
@@ -324,7 +324,7 @@ def _settle(lines: _Lines, lo: int, hi: int, index: int, path: str, override: st
 
 def _audit(data: bytes, path: str, override: str, first_line: int = 1, first_game: int = 0) -> list[Finding]:
     """Every finding of ``data`` (lines numbered from ``first_line``, after ``first_game`` games): the core's audit."""
-    return _core.audit_bytes(data, path, first_line, first_game, _rules_check, rules_resolver(override))
+    return _core.audit_bytes(data, path, first_line, first_game, rules_resolver(override))
 
 
 def _spans(data: bytes, path: str) -> list[tuple[str, int, int]]:

@@ -39,7 +39,6 @@ from pathlib import Path
 from typing import BinaryIO
 
 from . import _core
-from .rules import RulesError, parse_rules
 
 NOTATION_VERSION = _core.NOTATION_VERSION
 #: The ranges of the numbers the notation reads (a number outside is one E101 at its column).
@@ -321,15 +320,6 @@ def parse_teams(text: str) -> tuple[dict[str, tuple[str, ...]], str | None]:
 
 # --------------------------------------------------------------------------- entry points
 
-def _rules_check(value: str) -> tuple[str, int] | None:
-    """The core's check of a ``Rules`` tag: the rule keys are declared in :mod:`auditor.rules`."""
-    try:
-        parse_rules(value)
-    except RulesError as e:
-        return str(e), e.offset
-    return None
-
-
 def _not_text(head: bytes, source: str) -> Finding | None:
     """The E109 for a stream whose first block is not text, or ``None`` when it is text."""
     return _core.not_text_finding(head, source)
@@ -348,7 +338,7 @@ def iter_games(stream: BinaryIO, source: str, first_line: int = 1, sniff: bool =
     if binary is not None:
         yield [], [binary]
         return
-    p = _core.Parser(source, first_line, first_game, _rules_check)
+    p = _core.Parser(source, first_line, first_game)
     chunk = head
     while chunk:
         games, found = p.feed(chunk)
@@ -433,7 +423,7 @@ def format_bytes(data: bytes, source: str) -> tuple[str, list[Finding]]:
     binary = _not_text(data[:_core.SNIFF_BYTES], source)
     if binary is not None:
         return "", [binary]
-    return _core.format_bytes(data, source, _rules_check)
+    return _core.format_bytes(data, source)
 
 
 def strip_positions(g: Game) -> Game:

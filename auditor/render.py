@@ -43,7 +43,12 @@ def stderr_console() -> Console:
 
 
 def write_atomic(path: str | Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file, flushed to disk, and a rename.
+    """Write ``data`` to ``path`` atomically (see :func:`write_atomic_with`)."""
+    write_atomic_with(path, lambda f: f.write(data))
+
+
+def write_atomic_with(path: str | Path, fill) -> None:
+    """Write to ``path`` through a temporary file that ``fill(binary file)`` writes, flushed to disk, and a rename.
 
     A file that exists keeps its mode, and a symlink the file it names: the rename replaces
     the target, never the link. A path that is not a regular file (``-o /dev/null``, a named
@@ -53,13 +58,13 @@ def write_atomic(path: str | Path, data: bytes) -> None:
     p = Path(path).resolve() if Path(path).is_symlink() else Path(path)
     if p.exists() and not p.is_file() and not p.is_dir():
         with open(p, "wb") as f:
-            f.write(data)
+            fill(f)
         return
     mode = p.stat().st_mode & 0o7777 if p.exists() else None
     tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "wb") as f:
-            f.write(data)
+            fill(f)
             f.flush()
             os.fsync(f.fileno())
         if mode is not None:

@@ -28,8 +28,9 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from .cards import CARD_COUNT, CARD_NAMES, JOKER_HIGH, SUIT_NAMES, SUIT_SYMBOLS, SUITS, cards_of, off_jack, \
-    effective_suit, effective_suit_mask, make_card, sort_for_display, suit_of, trump_order
+from . import _core
+from .cards import CARD_COUNT, CARD_NAMES, JOKER_HIGH, SUIT_NAMES, SUIT_SYMBOLS, SUITS, cards_of, \
+    effective_suit, effective_suit_mask, sort_for_display, suit_of, trump_order
 from .engine import GameResult, HandAnalysis, HandScore, legal_cards, trick_winner_pos
 from .findings import severity_of, sort_key
 from .notation import Finding, Game, Hand
@@ -559,20 +560,12 @@ def _play_notes(view: HandView, t: TrickView, i: int, k: int, layout: Layout) ->
 
 def _taken_points(view: HandView) -> dict[int, str]:
     """The cards whose point goes to the taker of their trick: the jack of trumps, and in the rule sets that
-    have them the off-jack or the jick, the jokers, the trey (3) and the ten (Game by the ten)."""
+    have them the off-jack or the jick, the jokers, the trey (3) and the ten (Game by the ten); the core's
+    one table of them, the one the engine counts by."""
     if view.trump is None or view.trump > 3:
         return {}
-    trump, rules = view.trump, view.rules
-    out = {make_card(9, trump): "Jack"}
-    if rules.deck_kind == "jokers":
-        out |= {off_jack(trump): "Off-jack", JOKER_HIGH: "High joker", JOKER_HIGH + 1: "Low joker"}
-    elif rules.deck_kind == "jick":
-        out[off_jack(trump)] = "Jick"
-    if rules.trey:
-        out[make_card(1, trump)] = "Trey (3)"
-    if rules.game_point == "ten":
-        out[make_card(8, trump)] = "Game"
-    return out
+    return {card: name if worth == 1 else f"{name} ({worth})"
+            for name, card, worth in _core.captured_points(view.rules, view.trump)}
 
 
 def carries_text(view: HandView, t: TrickView, layout: Layout = Layout()) -> Text:

@@ -3,7 +3,7 @@
     python bench/bench_parse.py                         # 1,000,000 hands of each preset: floor, parse
     python bench/bench_parse.py --phases floor,audit,import --hands 200000,1000000   # the commands
     python bench/bench_parse.py --presets auction --hands 200000,1000000   # memory flat?
-    python bench/bench_parse.py --hostile               # the pathological inputs, time and peak memory
+    python bench/bench_parse.py --hostile --phases audit,import   # the pathological inputs, time and peak memory
 
 "audit" and "import" are the commands as a user runs them (`auditor audit -j JOBS FILE`,
 output discarded; `auditor import FILE --out DIR -j JOBS`), start-up included, on this
@@ -12,7 +12,8 @@ machine's cores (``--jobs``).
 The floor is reading the same file's lines with the same reader (1 MiB chunks, lines found
 with memchr) and doing nothing with them.  "parse" is the core's parser alone, in Rust, one
 core, the GIL released: every statement read into records, every finding made, games
-handed over one at a time.  "records" is the same parse with every record built as a
+handed over one at a time; the common lines by the lexer's fast path. "general" is the same
+parse with every line by the general path (the fast path off), for the ratio between them.  "records" is the same parse with every record built as a
 Python object (what `auditor.notation.iter_games` gives the engine today).  Each phase runs
 in a child process so that its peak memory is its own.
 """
@@ -38,6 +39,7 @@ from bench_import import generate  # noqa: E402  (the same generated data as the
 PHASES = {
     "floor": "from auditor import _core\nn = _core.count_lines(PATH)[1]",
     "parse": "from auditor import _core\nn = _core.scan_file(PATH)[2]",
+    "general": "from auditor import _core\nn = _core.scan_file(PATH, general=True)[2]",
     "records": IMPORT_PHASES["parse"],
     "audit": """
 import os, subprocess, sys
@@ -101,6 +103,19 @@ def hostile_inputs():
     yield "note of 20 MB", HEAD + 'note "' + "x" * 20_000_000 + '"\n'
     yield "note of 200 MB", HEAD + 'note "' + "x" * 200_000_000 + '"\n'
     yield "line of 10 MB, no statement", HEAD + "x" * 10_000_000 + "\n"
+    # the shapes that were quadratic in the audit or the import, at 10x steps
+    names = ("Amy", "Ben", "Cal")
+    hand = ("dealer {0}\nbids {1} 2, {2} pass, {0} pass\n1. {1}:AS {2}:KS {0}:QS\n2. {1}:AH {2}:KH {0}:QH\n"
+            "3. {1}:AD {2}:KD {0}:QD\n4. {1}:AC {2}:KC {0}:QC\n5. {1}:JS {2}:TS {0}:9S\n6. {1}:JH {2}:TH {0}:9H\n"
+            "score Amy 0, Ben 0, Cal 0\n")
+    for n in (1_000, 10_000, 100_000):
+        yield f"one trick of {n:,} cards", HEAD + trick(n)
+        yield f"one trick of {n:,} short-form cards", HEAD + "1. " + " ".join(rng.choice(CARDS) for _ in range(n)) + "\n"
+        yield f"{n:,} players", ('[Rules "auction"]\n[Players "' + " ".join(f"P{i}" for i in range(n))
+                                 + '"]\nhand 1\ndealer P0\nbids P1 2, P2 pass\n1. P1:AS P2:KS P3:QS\n')
+        yield f"{n:,} tags", "".join(f'[T{i} "x"]\n' for i in range(n)) + HEAD + "1. Ben:AS Cal:KS Amy:QS\n"
+        yield f"{n:,} hands in one game", HEAD.split("hand 1")[0] + "".join(
+            f"\nhand {i + 1}\n" + hand.format(names[i % 3], names[(i + 1) % 3], names[(i + 2) % 3]) for i in range(n))
 
 
 def count_plays(path: Path) -> int:
@@ -133,7 +148,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hands", default="1000000", help="comma-separated sizes (hands per preset)")
     ap.add_argument("--presets", default="", help="comma-separated presets (default: every preset)")
-    ap.add_argument("--phases", default="floor,parse", help="of: floor, parse, records, audit, import")
+    ap.add_argument("--phases", default="floor,parse,general", help="of: floor, parse, general, records, audit, import")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="threads for audit and import")
     ap.add_argument("--repeat", type=int, default=3, help="runs per phase; the best is reported")
     ap.add_argument("--hostile", action="store_true", help="time the pathological inputs instead")
@@ -156,7 +171,7 @@ def main() -> None:
             print(f"{preset}: {n:,} hands, {mb:.0f} MB (generated in {time.perf_counter() - t:.0f}s)")
             floor = None
             for phase in args.phases.split(","):
-                r = run(phase, path, args.repeat if phase in ("floor", "parse") else 1)
+                r = run(phase, path, args.repeat if phase in ("floor", "parse", "general") else 1)
                 rate = f"{mb / r['seconds']:7.0f} MB/s {n / r['seconds']:>12,.0f} hands/s {plays / r['seconds']:>13,.0f} plays/s"
                 if phase == "floor":
                     floor = r["seconds"]

@@ -7,7 +7,8 @@ Part 1 builds and runs the Rust driver (core/examples/fuzz.rs) over generated an
 inputs seeded from sample_logs/ and tests/: byte flips, truncations, shuffled and duplicated
 lines, huge numbers and lines, random UTF-8.  It prints the inputs run, the panics caught
 (each saved under core/target/fuzz-panics/), the inputs whose canonical text is not stable,
-and the slowest input.  Part 2 feeds mutated inputs through `auditor.notation` (parse_stream,
+the inputs on which the lexer's fast path and its general path alone give different records
+(with the lines the fast path read), and the slowest input.  Part 2 feeds mutated inputs through `auditor.notation` (parse_stream,
 write_games, format_bytes), the engine (`audit_games`) and the core's whole-file audit
 (`auditor.dataset.process`), and counts any exception that escapes (a panic in the core
 comes through as one): a user's bytes must never

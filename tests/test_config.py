@@ -109,3 +109,64 @@ def test_a_bad_file_is_a_clear_error_with_its_file_and_line(club, text, message)
     assert message in str(e.value)
     r = invoke("audit", SETBACK)
     assert r.exit_code == 2 and message in r.stderr and "Traceback" not in r.output
+
+
+HOUSE = """\
+# the club plays auction to 11, Low to the taker
+[presets.thursday]
+base = "auction"
+game = 11
+low = "taker"
+
+[presets.thursday-long]
+base = "thursday"
+game = 21
+"""
+
+
+@pytest.fixture
+def house(tmp_path, monkeypatch):
+    (tmp_path / "auditor.toml").write_text(HOUSE)
+    monkeypatch.chdir(tmp_path)
+    yield tmp_path
+    load(isolated=True)  # the house presets go with the file
+
+
+def test_a_house_preset_is_a_base_and_keys_usable_by_name(house):
+    load()
+    r = invoke("rules", "thursday", "--format", "json")
+    values = {row["key"]: row["value"] for row in json.loads(r.stdout)}
+    assert r.exit_code == 0 and (values["game"], values["low"], values["min_bid"]) == ("11", "taker", "2")
+    r = invoke("rules", "thursday-long", "--format", "json")
+    values = {row["key"]: row["value"] for row in json.loads(r.stdout)}
+    assert (values["game"], values["low"]) == ("21", "taker")  # its base's keys, and its own
+    # a log's Rules tag names it: a hand of the notation's example, audited to 11 with Low to the taker
+    log = house / "thu.pitch"
+    log.write_text(SAMPLE_LOGS.joinpath("setback.pitch").read_text().replace('[Rules "setback"]', '[Rules "thursday"]'))
+    r = invoke("audit", "--format", "json", log)
+    assert "E105" not in codes(r)
+
+
+def test_a_house_preset_with_a_typo_is_an_error_at_its_line_with_a_suggestion(tmp_path):
+    cfg = tmp_path / "auditor.toml"
+    cfg.write_text('[presets.club]\nbase = "auctoin"\n')
+    with pytest.raises(ConfigError, match=r"auditor.toml:1: house preset 'club': unknown base preset 'auctoin' "
+                                          r"\(did you mean 'auction'\?\)"):
+        load(cfg)
+    cfg.write_text('\n[presets.club]\nbase = "auction"\ngmae = 11\n')
+    with pytest.raises(ConfigError, match=r"auditor.toml:2: house preset 'club': unknown rule key 'gmae' "
+                                          r"\(did you mean 'game'\?\)"):
+        load(cfg)
+    cfg.write_text('[presets.auction]\nbase = "setback"\n')
+    with pytest.raises(ConfigError, match="auction is a built-in preset"):
+        load(cfg)
+    load(isolated=True)
+
+
+def test_rules_on_the_command_line_may_name_a_house_preset(house):
+    log = house / "thu.pitch"
+    log.write_text(SAMPLE_LOGS.joinpath("setback.pitch").read_text())
+    r = invoke("audit", "--rules", "thursday", "--format", "json", log)
+    assert r.exit_code in (0, 1) and "E105" not in codes(r)
+    r = invoke("audit", "--rules", "thursdya", log)
+    assert r.exit_code == 2 and "did you mean 'thursday'" in r.stderr

@@ -262,7 +262,7 @@ def test_smear_hands_match_a_recount_of_the_records(tmp_path):
     """The jick in the dataset: a trump in `plays` (keeping its printed suit), the Jick point in the
     `off_jack` columns, five points in play, the all-pass hands not played, all as recounted."""
     log = tmp_path / "smear.pitch"
-    log.write_text(simulate("smear", games=4, seed=4)[0], encoding="utf-8")  # seed 4: one all-pass
+    log.write_text(simulate("smear", games=4, seed=2)[0], encoding="utf-8")  # seed 2: one all-pass
     root = tmp_path / "ds"
     assert import_paths([str(log)], root).findings == []
     recounted = recount_logs([log])

@@ -17,7 +17,7 @@ from ..findings import CATALOG, by_code, catalog_markdown, explain as explain_co
     to_json, to_jsonl
 from ..notation import expand_paths, format_bytes
 from ..render import emit_rows, known_width, print_findings, print_glossary, progress_bar, stderr_console, \
-    say, stdout_console, summary_lines, wrap_prose, write_atomic
+    say, stdout_console, summary_lines, wrap_prose, write_atomic, write_atomic_with
 from ..rules import KEYS, PRESETS, RulesError, format_value
 from .._lazy import lazy
 from ..dataset import DatasetError, import_paths, process
@@ -423,14 +423,14 @@ def rules_cmd(
             r = resolve_rules(None, name)
         except RulesError as e:
             raise fail(str(e))
-        rows = [{"key": k.name, "value": format_value(k, getattr(r, k.name)), "meaning": k.meaning} for k in KEYS]
+        rows = [{"key": k.name, "value": format_value(k, r), "meaning": k.meaning} for k in KEYS]
         emit_rows(rows, fmt, title=f"{r.preset} (source: {r.source}) — Rules tag: {r.to_text()}", keyed=True)
         return
     rows = []
     for k in KEYS:
         row = {"key": k.name}
         for p, r in PRESETS.items():
-            row[p] = format_value(k, getattr(r, k.name))
+            row[p] = format_value(k, r)
         row["meaning"] = k.meaning
         rows.append(row)
     if fmt != "table":
@@ -455,6 +455,7 @@ def simulate(
                                                help="write the log here (default stdout)")] = None,
     key: Annotated[str | None, typer.Option("--key", metavar="FILE",
                                             help="answer key file (default OUTPUT.key.json)")] = None,
+    jobs: JobsOpt = CORES,
 ) -> None:
     """Write legal games played by simple bots, optionally with injected faults and an answer key."""
     wanted = tuple(f for f in faults.split(",") if f)
@@ -463,20 +464,27 @@ def simulate(
         raise fail(f"unknown fault {bad[0]!r} (known: {', '.join(sim.FAULTS)})")
     words = rules.split()
     try:
-        text, answers = sim.simulate(words[0], games, seed, players, wanted, " ".join(words[1:]))
-    except (RulesError, ValueError) as e:
+        resolve_rules(None, rules)
+    except RulesError as e:
         raise fail(str(e))
     key_path = key or (f"{output}.key.json" if output else None)
+
+    def run(write) -> list[dict]:
+        return sim.simulate_to(write, words[0], games, seed, players, wanted, " ".join(words[1:]), jobs)
+
     try:
         if output:
-            write_atomic(output, text.encode("utf-8"))
+            answers: list[dict] = []
+            write_atomic_with(output, lambda f: answers.extend(run(lambda text: f.write(text.encode("utf-8")))))
         else:
-            sys.stdout.write(text)
+            answers = run(sys.stdout.write)
         if key_path and (wanted or key):
             write_atomic(key_path, (json.dumps(answers, indent=2) + "\n").encode("utf-8"))
             typer.echo(f"wrote {len(answers)} expected finding(s) to {key_path}", err=True)
         elif wanted:
             typer.echo("the answer key was not written: give --output FILE or --key FILE", err=True)
+    except ValueError as e:
+        raise fail(str(e))
     except OSError as e:
         raise fail(f"cannot write {e.filename}: {e.strerror}")
 

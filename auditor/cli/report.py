@@ -9,11 +9,11 @@ import typer
 
 from .._lazy import lazy
 from ..render import stderr_console, write_atomic
-from ..warehouse import WarehouseError, open_data
 from . import app, fail
 from .warehouse import EventOpt, SinceOpt, UntilOpt, _date, _note_import
 
 rp = lazy("auditor.report")  # loaded by this command only
+views = lazy("auditor.warehouse")
 FORMATS = ("html", "md")
 
 
@@ -45,10 +45,10 @@ def report(
     since_d, until_d = _date(since, "--since"), _date(until, "--until")
     source = ", ".join(paths)
     try:
-        with open_data(paths) as wh:
+        with views.open_data(paths) as wh:
             _note_import(wh)
             data = rp.collect(wh, event=event, since=since_d, until=until_d, title=title, source=source)
-    except WarehouseError as e:
+    except views.WarehouseError as e:
         raise fail(str(e))
     except OSError as e:
         raise fail(f"cannot read the data: {e.strerror or e}")

@@ -17,8 +17,7 @@ from rich.console import Console
 from ..render import emit_rows, fit_rows, print_fitted, rich_table, say, stderr_console, stdout_console, table_to_parquet, \
     write_atomic
 from ..rules import PRESETS
-from ..warehouse import STAT_UNITS, QueryRefused, Warehouse, WarehouseError, check_read_only, open_data, run_query, \
-    schema_rows, stats as league_table
+views = lazy("auditor.warehouse")  # DuckDB's views: loaded by the commands that query, not by `audit`
 from . import app, fail, settings
 
 OUT_FORMATS = ("table", "csv", "json", "jsonl", "parquet")
@@ -134,7 +133,7 @@ def _stats_tables(table: pa.Table, by: str, output: str | None) -> None:
         print_fitted(con, fit_rows(rows, cols, con.width, title))
 
 
-def _note_import(wh: Warehouse) -> None:
+def _note_import(wh: "views.Warehouse") -> None:
     st = wh.imported
     if st is not None:
         say(stderr_console(), f"read {st.games} game(s), {st.hands} hand(s) from {st.files} file(s) into a "
@@ -169,18 +168,18 @@ def stats(
             raise fail("give DATA: a dataset folder or logs (or set data = \"DATASET\" in auditor.toml: see "
                        "`auditor config`)")
         paths = [settings()["data"]]
-    if by not in STAT_UNITS:
+    if by not in views.STAT_UNITS:
         raise fail(f"--by must be player or team, not {by!r}")
     if rules is not None and rules not in PRESETS:
         raise fail(f"--rules takes a preset name ({', '.join(PRESETS)}), not {rules!r}")
     _check_format(fmt, output)
     since_d, until_d = _date(since, "--since"), _date(until, "--until")
     try:
-        with open_data(paths) as wh:
+        with views.open_data(paths) as wh:
             _note_import(wh)
-            table = league_table(wh, by, game=game, event=event, preset=rules, since=since_d, until=until_d,
+            table = views.stats(wh, by, game=game, event=event, preset=rules, since=since_d, until=until_d,
                                  min_hands=min_hands, sort=sort)
-    except WarehouseError as e:
+    except views.WarehouseError as e:
         raise fail(str(e))
     except OSError as e:
         raise fail(f"cannot read the data: {e.strerror or e}")
@@ -233,22 +232,22 @@ def query(
     if not data and not schema:
         say(stderr_console(), "no --data given: the views are empty")
     try:
-        with open_data(data) as wh:
+        with views.open_data(data) as wh:
             _note_import(wh)
             if schema:
-                table = pa.Table.from_pylist(schema_rows(wh))
+                table = pa.Table.from_pylist(views.schema_rows(wh))
                 _emit(table.select(["view", "column", "kind", "type", "meaning"]), fmt, output,
                       title="views (auditor query --schema)", lead=2)
                 return
-            statements = check_read_only(wh.con, text)
+            statements = views.check_read_only(wh.con, text)
             if len(statements) > 1:
                 # one result is shown, so one statement is run: the others would be silently lost
-                raise WarehouseError(f"the SQL holds {len(statements)} statements; `auditor query` runs one and "
+                raise views.WarehouseError(f"the SQL holds {len(statements)} statements; `auditor query` runs one and "
                                      "shows its result: run them one at a time")
-            table = run_query(wh, text)
-    except QueryRefused as e:
+            table = views.run_query(wh, text)
+    except views.QueryRefused as e:
         raise fail(f"{e}; nothing was run")
-    except WarehouseError as e:
+    except views.WarehouseError as e:
         raise fail(str(e))
     except OSError as e:
         raise fail(f"cannot read the data: {e.strerror or e}")

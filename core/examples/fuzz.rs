@@ -5,8 +5,10 @@
 //! the parser and the writer. Each input is checked for a panic (caught and counted, the input
 //! saved under `target/fuzz-panics/`), for the writer's idempotence (writing what was parsed,
 //! parsing that and writing it again gives the same text), and for chunking: fed in random
-//! chunks, as files are read, the parser gives the same games and findings as fed whole. Prints the counts and the
-//! slowest input. `bench/fuzz_core.py` runs it.
+//! chunks, as files are read, the parser gives the same games and findings as fed whole; and
+//! for the lexer's two paths: the fast path for the common lines and the general path alone
+//! give the same games and findings. Prints the counts and the slowest input.
+//! `bench/fuzz_core.py` runs it.
 
 use pitch_core::notation::parser::{Parser, parse_all};
 use pitch_core::notation::writer::write_games;
@@ -222,6 +224,27 @@ fn mutate(rng: &mut Rng, seed: &[u8]) -> Vec<u8> {
     data
 }
 
+/// The lexer's two paths on one input: the fast path for the common lines and the general path
+/// alone give the same games and findings (and how many lines the fast path read).
+fn paths_agree(
+    data: &[u8],
+    whole: &(
+        Vec<pitch_core::notation::Game>,
+        Vec<pitch_core::notation::Finding>,
+    ),
+) -> (bool, u64) {
+    let mut fast = Parser::new("fuzz.pitch", 1, 0);
+    fast.feed(data);
+    fast.finish();
+    let mut general = Parser::new("fuzz.pitch", 1, 0).general_only();
+    general.feed(data);
+    general.finish();
+    let read = fast.fast_lines();
+    let same = (general.take_games(), general.take_findings()) == *whole
+        && (fast.take_games(), fast.take_findings()) == *whole;
+    (same, read)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let inputs: usize = args
@@ -252,6 +275,7 @@ fn main() {
     std::panic::set_hook(Box::new(|_| {}));
     let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     let (mut panics, mut unstable, mut bytes) = (0usize, 0usize, 0usize);
+    let (mut differ, mut fast_lines) = (0usize, 0u64);
     let mut slowest = (0.0f64, 0usize);
     let mut slowest_input = Vec::new();
     let started = Instant::now();
@@ -281,7 +305,9 @@ fn main() {
                 p.feed(c);
             }
             p.finish();
-            once == write_games(&again) && (p.take_games(), p.take_findings()) == whole
+            let stable =
+                once == write_games(&again) && (p.take_games(), p.take_findings()) == whole;
+            (stable, paths_agree(&data, &whole))
         }));
         let dt = t.elapsed().as_secs_f64();
         if dt > slowest.0 {
@@ -295,7 +321,20 @@ fn main() {
                     let _ = std::fs::write(format!("target/fuzz-panics/{seed}-{n}.pitch"), &data);
                 }
             }
-            Ok(false) => {
+            Ok((stable, (agree, read))) if !stable || !agree => {
+                fast_lines += read;
+                if !agree {
+                    differ += 1;
+                    if differ <= 20 {
+                        let _ = std::fs::write(
+                            format!("target/fuzz-panics/paths-{seed}-{n}.pitch"),
+                            &data,
+                        );
+                    }
+                }
+                if stable {
+                    continue;
+                }
                 unstable += 1;
                 if unstable <= 20 {
                     let _ = std::fs::write(
@@ -304,7 +343,7 @@ fn main() {
                     );
                 }
             }
-            Ok(true) => {}
+            Ok((_, (_, read))) => fast_lines += read,
         }
     }
     let secs = started.elapsed().as_secs_f64();
@@ -319,13 +358,13 @@ fn main() {
         })
         .fold(f64::MAX, f64::min);
     println!(
-        "inputs {inputs}, bytes {bytes}, seconds {secs:.1}, panics {panics}, not idempotent or not chunk-stable {unstable}, slowest {:.1} ms ({} bytes; {:.2} ms parsing and writing it again), corpus {}",
+        "inputs {inputs}, bytes {bytes}, seconds {secs:.1}, panics {panics}, not idempotent or not chunk-stable {unstable}, fast and general paths differ {differ} (lines read by the fast path {fast_lines}), slowest {:.1} ms ({} bytes; {:.2} ms parsing and writing it again), corpus {}",
         slowest.0 * 1e3,
         slowest.1,
         again * 1e3,
         corpus.len()
     );
-    if panics > 0 || unstable > 0 {
+    if panics > 0 || unstable > 0 || differ > 0 {
         std::process::exit(1);
     }
 }

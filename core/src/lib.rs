@@ -24,10 +24,13 @@ pub mod findings;
 pub mod notation;
 pub mod rules;
 pub mod scan;
+pub mod simulate;
 pub mod tables;
 pub mod text;
 
 #[cfg(feature = "python")]
 mod py_finding;
+#[cfg(feature = "python")]
+mod py_rules;
 #[cfg(feature = "python")]
 mod python;

@@ -12,6 +12,7 @@ use crate::notation::{
     Play, RevokeCall, ScoreEntry, ScoreKind, ScoreLine, Tag, Trick, TrumpLine, Widow, writer,
 };
 use crate::py_finding::PyFinding;
+use crate::py_rules::{PyResolver, PyRules};
 use crate::rules::RuleSet;
 use pyo3::IntoPyObjectExt;
 use pyo3::exceptions::PyValueError;
@@ -639,73 +640,6 @@ fn game_from(o: &Obj<'_>) -> PyResult<Game> {
 // ---------------------------------------------------------------------- the engine
 
 /// One resolved rule set, read once from an `auditor.rules.Rules`.
-#[pyclass(name = "Rules", module = "auditor._core", frozen)]
-struct PyRules {
-    inner: RuleSet,
-}
-
-fn choice<T: Copy>(o: &Obj<'_>, key: &str, table: &[(&str, T)]) -> PyResult<T> {
-    let v: String = get(o, key)?;
-    table
-        .iter()
-        .find(|(name, _)| *name == v)
-        .map(|(_, t)| *t)
-        .ok_or_else(|| PyValueError::new_err(format!("{key}={v} is not known to the core")))
-}
-
-#[pymethods]
-impl PyRules {
-    #[new]
-    fn new(r: &Bound<'_, PyAny>) -> PyResult<PyRules> {
-        use crate::rules::*;
-        let inner = RuleSet {
-            preset: get(r, "preset")?,
-            players: get(r, "players")?,
-            partnership: get(r, "partnership")?,
-            hand_size: get(r, "hand_size")?,
-            deal_size: get(r, "deal_size")?,
-            deck: deck_from(&get::<String>(r, "deck_kind")?)?,
-            min_bid: get(r, "min_bid")?,
-            top_bid: get(r, "top_bid")?,
-            top_bid_words: get(r, "top_bid_words")?,
-            auction: choice(r, "auction", Auction::ALL)?,
-            dealer_steal: get(r, "dealer_steal")?,
-            steal_smudge: get(r, "steal_smudge")?,
-            all_pass: choice(r, "all_pass", AllPass::ALL)?,
-            sold_contract: get(r, "sold_contract")?,
-            low: choice(r, "low", Low::ALL)?,
-            follow: choice(r, "follow", Follow::ALL)?,
-            follow_name: get(r, "follow")?,
-            trumps_only: get(r, "trumps_only")?,
-            game: get(r, "game")?,
-            count_down: get(r, "count_down")?,
-            going_out: choice(r, "going_out", GoingOut::ALL)?,
-            smudge: choice(r, "smudge", Smudge::ALL)?,
-            trey: get(r, "trey")?,
-            game_point: choice(r, "game_point", GamePoint::ALL)?,
-            revoke: choice(r, "revoke", Revoke::ALL)?,
-            club_settlement: choice(r, "settlement", &[("none", false), ("club", true)])?,
-            draw: get(r, "draw")?,
-            discard: choice(r, "discard", Discard::ALL)?,
-            leftover_to_bidder: choice(r, "leftover", &[("none", false), ("bidder", true)])?,
-            pitching: get(r, "pitching")?,
-            double_loss: get(r, "double_loss")?,
-            first_trick_trump: choice(r, "first_trick_trump", FirstTrickTrump::ALL)?,
-            unsupported: r.call_method0("unsupported")?.extract()?,
-            text: r.call_method0("to_text")?.extract()?,
-            points_in_play: get(r, "points_in_play")?,
-            point_names: get(r, "point_names")?,
-        };
-        Ok(PyRules { inner })
-    }
-
-    /// The most seats this rule set can deal to.
-    #[getter]
-    fn max_seats(&self) -> usize {
-        self.inner.max_seats()
-    }
-}
-
 fn engine_finding<'py>(py: Python<'py>, f: &EngineFinding) -> PyResult<Obj<'py>> {
     Ok(Bound::new(py, PyFinding::of(f, "", ""))?.into_any())
 }
@@ -830,64 +764,29 @@ fn reported_py<'py>(
     Ok(Bound::new(py, PyFinding::of(&r.finding, source, &r.game))?.into_any())
 }
 
-/// Rules tags resolved once per distinct text, from any thread.
+/// The run's rule sets, from the core's resolver: no call into Python from a worker thread.
 fn resolver(
-    resolve: Py<PyAny>,
-) -> impl Fn(Option<&str>) -> Option<std::sync::Arc<RuleSet>> + Send + Sync {
-    let cache: std::sync::Mutex<
-        std::collections::HashMap<Option<String>, Option<std::sync::Arc<RuleSet>>>,
-    > = std::sync::Mutex::new(std::collections::HashMap::new());
-    move |tag: Option<&str>| {
-        let key = tag.map(str::to_string);
-        if let Some(hit) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
-            return hit;
-        }
-        let got = Python::attach(|py| {
-            let r = resolve.bind(py).call1((tag,)).ok()?;
-            let r = r.cast::<PyRules>().ok()?;
-            Some(std::sync::Arc::new(r.get().inner.clone()))
-        });
-        if let Ok(mut c) = cache.lock() {
-            c.insert(key, got.clone());
-        }
-        got
-    }
+    resolve: &PyResolver,
+) -> impl Fn(Option<&str>) -> Option<std::sync::Arc<RuleSet>> + Send + Sync + use<> {
+    let inner = resolve.inner.clone();
+    move |tag: Option<&str>| inner.get(tag)
 }
 
-/// Rules tag checks, cached per distinct text, from any thread.
-fn shared_check(check: Py<PyAny>) -> impl Fn() -> parser::RulesCheck + Sync {
-    type Cache = std::sync::Arc<
-        std::sync::Mutex<std::collections::HashMap<String, Option<(String, usize)>>>,
-    >;
-    let cache: Cache = std::sync::Arc::new(std::sync::Mutex::new(std::collections::HashMap::new()));
-    let check = std::sync::Arc::new(check);
-    move || {
-        let cache = cache.clone();
-        let check = check.clone();
-        Box::new(move |value: &str| {
-            if let Some(hit) = cache.lock().ok().and_then(|c| c.get(value).cloned()) {
-                return hit;
-            }
-            let got = Python::attach(|py| {
-                let r = check.bind(py).call1((value,)).ok()?;
-                if r.is_none() {
-                    return None;
-                }
-                r.extract::<(String, usize)>().ok()
-            });
-            if let Ok(mut c) = cache.lock() {
-                c.insert(value.to_string(), got.clone());
-            }
-            got
-        })
-    }
+/// The core's check of a `Rules` tag, for the parser (E105).
+fn core_check() -> parser::RulesCheck {
+    Box::new(|value: &str| crate::py_rules::check_rules(value))
+}
+
+/// A fresh check for each of a run's parsers.
+fn shared_check() -> impl Fn() -> parser::RulesCheck + Sync {
+    core_check
 }
 
 /// Parse and audit the bytes `start..end` (`end` < 0: to the end) of the file at `path` on
 /// `jobs` threads, the GIL released. Returns the findings (as `auditor.notation.Finding`)
 /// and the counts: games, hands, cards, unscored hands, bytes.
 #[pyfunction]
-#[pyo3(signature = (path, start, end, first_line, first_game, jobs, rules_check, resolve, source=None, progress=None, progress_every=0.1))]
+#[pyo3(signature = (path, start, end, first_line, first_game, jobs, resolve, source=None, progress=None, progress_every=0.1))]
 #[allow(clippy::too_many_arguments)]
 fn audit_file<'py>(
     py: Python<'py>,
@@ -897,15 +796,14 @@ fn audit_file<'py>(
     first_line: u32,
     first_game: u32,
     jobs: usize,
-    rules_check: Py<PyAny>,
-    resolve: Py<PyAny>,
+    resolve: PyRef<'py, PyResolver>,
     source: Option<String>,
     progress: Option<Py<PyAny>>,
     progress_every: f64,
 ) -> PyResult<(Bound<'py, PyList>, u64, u64, u64, u64, u64)> {
     use std::io::{Read, Seek};
-    let check = shared_check(rules_check);
-    let resolve = resolver(resolve);
+    let check = shared_check();
+    let resolve = resolver(&resolve);
     let path_owned = path.to_string();
     let source = source.unwrap_or_else(|| path.to_string());
     let source_name = source.clone();
@@ -952,18 +850,17 @@ fn audit_file<'py>(
 /// Audit the log in `data` (bytes already in memory: `auditor fix` between its passes), lines
 /// numbered from `first_line` after `first_game` games. Returns the findings, as `audit_file`.
 #[pyfunction]
-#[pyo3(signature = (data, source, first_line, first_game, rules_check, resolve))]
+#[pyo3(signature = (data, source, first_line, first_game, resolve))]
 fn audit_bytes<'py>(
     py: Python<'py>,
     data: Vec<u8>,
     source: &str,
     first_line: u32,
     first_game: u32,
-    rules_check: Py<PyAny>,
-    resolve: Py<PyAny>,
+    resolve: PyRef<'py, PyResolver>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let check = shared_check(rules_check);
-    let resolve = resolver(resolve);
+    let check = shared_check();
+    let resolve = resolver(&resolve);
     let name = source.to_string();
     let summary = py
         .detach(move || {
@@ -1229,7 +1126,7 @@ type Imported<'py> = (
 /// its worker, and appended in input order to `files`, each game once (`keys`: the games
 /// already stored, grown with those stored here). With `analyze`, the analysis table too.
 #[pyfunction]
-#[pyo3(signature = (path, start, end, first_line, first_game, jobs, rules_check, resolve, files, keys, now_us, source=None, analyze=false, keep_findings=true, progress=None, progress_every=0.1))]
+#[pyo3(signature = (path, start, end, first_line, first_game, jobs, resolve, files, keys, now_us, source=None, analyze=false, keep_findings=true, progress=None, progress_every=0.1))]
 #[allow(clippy::too_many_arguments)]
 fn import_file<'py>(
     py: Python<'py>,
@@ -1239,8 +1136,7 @@ fn import_file<'py>(
     first_line: u32,
     first_game: u32,
     jobs: usize,
-    rules_check: Py<PyAny>,
-    resolve: Py<PyAny>,
+    resolve: PyRef<'py, PyResolver>,
     files: &PyBatchFiles,
     keys: &PyGameKeys,
     now_us: i64,
@@ -1259,8 +1155,8 @@ fn import_file<'py>(
         derived: files.derived,
         keys: keys.inner.clone(),
     });
-    let check = shared_check(rules_check);
-    let resolve = resolver(resolve);
+    let check = shared_check();
+    let resolve = resolver(&resolve);
     let path_owned = path.to_string();
     let mut games: Vec<(String, bool, Option<String>)> = Vec::new();
     let mut stored = 0u64;
@@ -1426,6 +1322,76 @@ fn legal_cards(
     let led = led.map(card_from).transpose()?;
     let rule = engine::play::FollowRule::of(&rules.inner, table, trick, lead);
     Ok(engine::play::legal(rule, table, held, led))
+}
+
+/// Simulate `games` games under `rules` with `players` seats on `jobs` threads (the GIL
+/// released while the bots play), handing the text to `write(str)` a piece at a time, in order.
+/// `faults` are fault names (`revoke`, `score`, `total`, `winner`); games are named
+/// `{id_prefix}-{N}`. Returns the answer key: one dict per finding the faults must cause.
+#[pyfunction]
+#[pyo3(signature = (rules, games, seed, players, faults, id_prefix, jobs, write))]
+#[allow(clippy::too_many_arguments)]
+fn simulate<'py>(
+    py: Python<'py>,
+    rules: &PyRules,
+    games: usize,
+    seed: u64,
+    players: usize,
+    faults: Vec<String>,
+    id_prefix: String,
+    jobs: usize,
+    write: Py<PyAny>,
+) -> PyResult<Bound<'py, PyList>> {
+    use crate::simulate::{Fault, Options, SimError};
+    let faults = faults
+        .iter()
+        .map(|w| {
+            Fault::from_word(w).ok_or_else(|| {
+                let known: Vec<&str> = Fault::ALL.iter().map(|f| f.word()).collect();
+                PyValueError::new_err(format!("unknown fault {w:?} (known: {})", known.join(", ")))
+            })
+        })
+        .collect::<PyResult<Vec<Fault>>>()?;
+    let opts = Options {
+        games,
+        seed,
+        players,
+        faults,
+        id_prefix,
+        jobs,
+    };
+    let failed: std::sync::Mutex<Option<PyErr>> = std::sync::Mutex::new(None);
+    let key = py.detach(|| {
+        crate::simulate::simulate(&rules.inner, &opts, &mut |text| {
+            Python::attach(|py| write.bind(py).call1((text,)).map(|_| ())).map_err(|e| {
+                if let Ok(mut f) = failed.lock() {
+                    *f = Some(e);
+                }
+                std::io::Error::other("the writer failed")
+            })
+        })
+    });
+    if let Some(e) = failed.lock().ok().and_then(|mut f| f.take()) {
+        return Err(e);
+    }
+    let key = key.map_err(|e| match e {
+        SimError::Seats(m) => PyValueError::new_err(m),
+        SimError::Write(e) => pyo3::exceptions::PyOSError::new_err(e.to_string()),
+    })?;
+    let out = PyList::empty(py);
+    for e in &key {
+        let d = PyDict::new(py);
+        d.set_item("game", &e.game)?;
+        d.set_item("line", e.line)?;
+        d.set_item("code", e.code.as_str())?;
+        d.set_item("hand", e.hand)?;
+        d.set_item("player", &e.player)?;
+        if let Some(t) = e.trick {
+            d.set_item("trick", t)?;
+        }
+        out.append(d)?;
+    }
+    Ok(out)
 }
 
 /// Audit games given as `auditor.notation.Game` records, each with its rule set (or None:
@@ -1633,34 +1599,22 @@ fn take<'py>(
     Ok((games, findings))
 }
 
-fn rules_check(check: Py<PyAny>) -> parser::RulesCheck {
-    Box::new(move |value: &str| {
-        Python::attach(|py| {
-            let r = check.bind(py).call1((value,)).ok()?;
-            if r.is_none() {
-                return None;
-            }
-            r.extract::<(String, usize)>().ok()
-        })
-    })
-}
-
 #[pymethods]
 impl PyParser {
-    /// `Parser(source, first_line=1, first_game=0, rules_check=None)`: `rules_check(value)`
-    /// returns `None` for a good `Rules` tag value, else `(message, offset)`.
+    /// `Parser(source, first_line=1, first_game=0, check_rules=True)`: with `check_rules`, a bad
+    /// `Rules` tag is an E105 (the core's check of its presets and keys).
     #[new]
-    #[pyo3(signature = (source, first_line=1, first_game=0, rules_check=None))]
+    #[pyo3(signature = (source, first_line=1, first_game=0, check_rules=true))]
     fn new(
         py: Python<'_>,
         source: &str,
         first_line: u32,
         first_game: u32,
-        rules_check: Option<Py<PyAny>>,
+        check_rules: bool,
     ) -> Self {
         let mut inner = Parser::new(source, first_line, first_game);
-        if let Some(check) = rules_check {
-            inner = inner.with_rules_check(self::rules_check(check));
+        if check_rules {
+            inner = inner.with_rules_check(core_check());
         }
         PyParser {
             inner,
@@ -1724,17 +1678,13 @@ fn game_key(game: &Bound<'_, PyAny>) -> PyResult<String> {
 
 /// Parse `data` and write it back in canonical form: `(text, findings)`.
 #[pyfunction]
-#[pyo3(signature = (data, source, rules_check=None))]
+#[pyo3(signature = (data, source))]
 fn format_bytes<'py>(
     py: Python<'py>,
     data: &[u8],
     source: &str,
-    rules_check: Option<Py<PyAny>>,
 ) -> PyResult<(String, Bound<'py, PyList>)> {
-    let mut p = Parser::new(source, 1, 0);
-    if let Some(check) = rules_check {
-        p = p.with_rules_check(self::rules_check(check));
-    }
+    let mut p = Parser::new(source, 1, 0).with_rules_check(core_check());
     p.feed(data);
     p.finish();
     let text = writer::write_games(&p.take_games());
@@ -1753,11 +1703,13 @@ fn parse_teams<'py>(py: Python<'py>, text: &str) -> PyResult<(Bound<'py, PyDict>
     Ok((d, err))
 }
 
-/// Parse a file in Rust only, with the GIL released: counts of what was read. For benches.
+/// Parse a file in Rust only, with the GIL released: counts of what was read. For benches
+/// (`general`: every line by the general path, the lexer's fast path off).
 #[pyfunction]
-fn scan_file(py: Python<'_>, path: &str) -> PyResult<(u64, u64, u64, u64, u64)> {
+#[pyo3(signature = (path, general=false))]
+fn scan_file(py: Python<'_>, path: &str, general: bool) -> PyResult<(u64, u64, u64, u64, u64)> {
     let path = path.to_string();
-    py.detach(move || crate::scan::scan_file(&path))
+    py.detach(move || crate::scan::scan_file_by(&path, general))
         .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))
 }
 
@@ -1774,6 +1726,21 @@ fn count_lines(py: Python<'_>, path: &str) -> PyResult<(u64, u64)> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyParser>()?;
     m.add_class::<PyRules>()?;
+    m.add_class::<PyResolver>()?;
+    m.add(
+        "RulesProblem",
+        m.py().get_type::<crate::py_rules::RulesProblem>(),
+    )?;
+    m.add_function(wrap_pyfunction!(crate::py_rules::preset, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::py_rules::with_overrides, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::py_rules::resolve_rules, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::py_rules::preset_names, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::py_rules::preset_info, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::py_rules::rule_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::py_rules::define_house_presets, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::py_rules::check_rules, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::py_rules::captured_points, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::py_rules::off_jack, m)?)?;
     m.add_class::<PyFinding>()?;
     m.add_function(wrap_pyfunction!(crate::py_finding::_finding_from, m)?)?;
     m.add_function(wrap_pyfunction!(crate::py_finding::path_finding, m)?)?;
@@ -1792,6 +1759,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trump_table, m)?)?;
     m.add_function(wrap_pyfunction!(speaking_order, m)?)?;
     m.add_function(wrap_pyfunction!(legal_cards, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(parse_card, m)?)?;
     m.add_function(wrap_pyfunction!(file_label, m)?)?;
     m.add_function(wrap_pyfunction!(looks_binary, m)?)?;

@@ -9,9 +9,17 @@ const CHUNK: usize = 1 << 20;
 
 /// Parse a file and count `(bytes, games, hands, plays, findings)`, holding one game at a time.
 pub fn scan_file(path: &str) -> io::Result<(u64, u64, u64, u64, u64)> {
+    scan_file_by(path, false)
+}
+
+/// [`scan_file`], every line by the general path when `general` (the fast path off).
+pub fn scan_file_by(path: &str, general: bool) -> io::Result<(u64, u64, u64, u64, u64)> {
     let mut f = File::open(path)?;
     let mut buf = vec![0u8; CHUNK];
     let mut p = Parser::new(path, 1, 0);
+    if general {
+        p = p.general_only();
+    }
     let (mut bytes, mut games, mut hands, mut plays, mut findings) = (0u64, 0u64, 0u64, 0u64, 0u64);
     let mut count = |p: &mut Parser| {
         for g in p.take_games() {

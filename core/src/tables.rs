@@ -1127,9 +1127,9 @@ impl Rows {
         let seats = res.and_then(|r| r.seats.as_ref());
         let winner = res.and_then(|r| seats.and_then(|s| s.side_name(r.winner)));
         let partnership = rules.is_some_and(|r| r.partnership);
-        let settles = rules.is_some_and(|r| r.club_settlement && !r.partnership);
+        let settles = rules.is_some_and(|r| r.club_settlement() && !r.partnership);
         let top_bid = rules
-            .filter(|r| !r.top_bid_words.is_empty() || r.smudge != Smudge::None)
+            .filter(|r| !r.top_bid_words.0.is_empty() || r.smudge != Smudge::None)
             .map(|r| r.top_bid);
         let moon = rules.is_some_and(|r| r.smudge == Smudge::Moon);
         let teams = g.tag("Teams");
@@ -1540,14 +1540,17 @@ fn json_string(out: &mut String, s: &str) {
 fn tags_json(g: &Game) -> String {
     let mut names: Vec<&str> = Vec::new();
     let mut values: Vec<&str> = Vec::new();
+    // a map, not a scan: a block of 100,000 tags is written in linear time
+    let mut at: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::default();
     for t in &g.tags {
-        match names.iter().position(|n| *n == t.name) {
-            Some(i) => {
+        match at.get(t.name.as_str()) {
+            Some(&i) => {
                 if let Some(v) = values.get_mut(i) {
                     *v = &t.value;
                 }
             }
             None => {
+                at.insert(&t.name, names.len());
                 names.push(&t.name);
                 values.push(&t.value);
             }

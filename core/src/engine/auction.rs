@@ -23,6 +23,148 @@ pub fn speaking_order(rules: &RuleSet, seats: usize, dealer: i32) -> Vec<i32> {
     }
 }
 
+/// How the auction rules one bid, given the bids before it: the one definition of which bids
+/// stand, read by the engine's check of a record and by the bots of `simulate` alike.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ruling {
+    /// A bid higher than the standing one: it stands.
+    Raises,
+    /// The dealer equals the standing bid, and the rules let the dealer steal it.
+    Steals,
+    /// The dealer takes over a pitch (a pitch in a new suit, or the top bid).
+    TakesOver,
+    /// A pitch where the rules have no pitching (A304).
+    NoPitching,
+    /// A bid after another player's pitch by someone other than the dealer (A309).
+    AfterPitch,
+    /// The dealer's takeover of a pitch is neither a pitch in a new suit nor the top bid (A309).
+    BadTakeover,
+    /// A pitch (worth this much) not above the standing bid (A303).
+    PitchNotHigher(i32),
+    /// No bid, or one outside `min_bid` to the top bid (A304).
+    OutOfRange,
+    /// The dealer equals the standing bid (of this value) where the dealer may not steal (A305).
+    NoSteal(i32),
+    /// The dealer equals a standing top bid (of this value) that may not be stolen (A305).
+    NoStealTop(i32),
+    /// A bid (of this value) not above the standing one (A303).
+    NotHigher(i32),
+}
+
+impl Ruling {
+    /// Whether the bid stands (it raises, steals or takes over).
+    pub fn stands(self) -> bool {
+        matches!(self, Ruling::Raises | Ruling::Steals | Ruling::TakesOver)
+    }
+}
+
+/// Where an auction stands after the bids spoken so far.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Standing {
+    /// The standing bid's value (0: none yet).
+    pub high: i32,
+    /// Who holds it (-1: nobody).
+    pub high_seat: i32,
+    /// A player other than the dealer who pitched: only the dealer may speak after (-1: none).
+    pub pitched: i32,
+    /// The suit written with that pitch (-1: none).
+    pub pitched_suit: i32,
+    dealer: i32,
+    sell: bool,
+}
+
+impl Standing {
+    /// An auction before anyone has spoken, `dealer` dealing (`sell`: a selling auction).
+    pub fn new(dealer: i32, sell: bool) -> Standing {
+        Standing {
+            high: 0,
+            high_seat: -1,
+            pitched: -1,
+            pitched_suit: -1,
+            dealer,
+            sell,
+        }
+    }
+
+    /// Rule on `seat`'s bid worth `value` (None: no bid word), `pitch` holding the suit written with
+    /// a pitch (-1: none) when the bid is one, and take it into the standing when it stands.
+    pub fn bid(
+        &mut self,
+        rules: &RuleSet,
+        seat: i32,
+        value: Option<i32>,
+        pitch: Option<i32>,
+    ) -> Ruling {
+        let is_pitch = pitch.is_some();
+        if is_pitch && !rules.pitching {
+            return Ruling::NoPitching;
+        }
+        if let (true, Some(v)) = (self.pitched >= 0, value) {
+            if seat != self.dealer {
+                return Ruling::AfterPitch;
+            }
+            // a takeover is a pitch in a new suit, or a top bid (a smudge is no pitch: its suit is free)
+            let suit = pitch.unwrap_or(-1);
+            let same = suit >= 0 && suit == self.pitched_suit;
+            if (is_pitch && same) || (!is_pitch && v != rules.top_bid) {
+                return Ruling::BadTakeover;
+            }
+            (self.high, self.high_seat) = (v, seat);
+            return Ruling::TakesOver;
+        }
+        if let (Some(suit), Some(v)) = (pitch, value) {
+            if v <= self.high {
+                return Ruling::PitchNotHigher(v);
+            }
+            // a pitch by the dealer ends the auction; anyone else's leaves the dealer a takeover
+            (self.pitched, self.pitched_suit) = if seat != self.dealer {
+                (seat, suit)
+            } else {
+                (-1, -1)
+            };
+        }
+        let Some(v) = value.filter(|&v| rules.min_bid <= v && v <= rules.top_bid) else {
+            return Ruling::OutOfRange;
+        };
+        if v > self.high {
+            (self.high, self.high_seat) = (v, seat);
+            Ruling::Raises
+        } else if v == self.high && seat == self.dealer && !self.sell {
+            if !rules.dealer_steal {
+                Ruling::NoSteal(v)
+            } else if v == rules.top_bid && !rules.steal_smudge {
+                Ruling::NoStealTop(v)
+            } else {
+                self.high_seat = seat;
+                Ruling::Steals
+            }
+        } else {
+            Ruling::NotHigher(v)
+        }
+    }
+
+    /// How `seat`'s bid would be ruled, the standing left as it is.
+    pub fn would(
+        &self,
+        rules: &RuleSet,
+        seat: i32,
+        value: Option<i32>,
+        pitch: Option<i32>,
+    ) -> Ruling {
+        let mut trial = *self;
+        trial.bid(rules, seat, value, pitch)
+    }
+
+    /// Whether `seat` may pass: not the dealer when everybody passed under `all_pass=dealer-bids`
+    /// (the dealer must then bid at least `min_bid`; a record where the dealer passes is A306).
+    pub fn may_pass(&self, rules: &RuleSet, seat: i32) -> bool {
+        !(rules.all_pass == AllPass::DealerBids
+            && !self.sell
+            && seat == self.dealer
+            && self.high_seat < 0)
+    }
+}
+
 /// Check the auction; set pitcher, contract, high bid and sale on `prep`.
 pub fn auction(
     h: &Hand,
@@ -142,8 +284,7 @@ pub fn auction(
             );
         }
     }
-    let (mut high, mut high_seat) = (0i32, -1i32);
-    let mut pitched = -1i32;
+    let mut standing = Standing::new(dealer, sell);
     // the highest bid that is no legal bid (A304): (number, by the dealer, seat)
     let mut faulty: Option<(i32, bool, i32)> = None;
     for &(seat, b) in &first_time {
@@ -166,81 +307,71 @@ pub fn auction(
             continue;
         }
         let is_pitch = w.split(' ').next() == Some("pitch");
-        if is_pitch && !rules.pitching {
-            find(
-                prep,
-                A304::NoPitching {
-                    player: who.into(),
-                    preset: rules.preset.clone(),
-                    word: w.into(),
-                    min_bid: rules.min_bid,
-                    max_bid: rules.top_bid,
-                }
-                .into(),
-                b.column,
-                Some(who),
-            );
-            prep.bid_of.push((seat, 0));
-            faulty = faulty.max(Some((PITCH_VALUE, seat == dealer, seat)));
-            continue;
-        }
-        if is_pitch {
+        if is_pitch && rules.pitching {
             prep.pitchers.push(seat);
         }
-        let value = rules.bid_value(w); // pitching is on here: a pitch is worth four
-        if is_pitch && w.len() > 6 {
-            let suit = "SHDC"
+        let value = rules.bid_value(w); // with pitching on, a pitch is worth four
+        let mut suit = -1;
+        if is_pitch && rules.pitching && w.len() > 6 {
+            suit = "SHDC"
                 .find(w.chars().last().unwrap_or('?'))
                 .map_or(-1, |s| s as i32);
             prep.pitch_suits.push((seat, suit));
         }
-        let in_range = value.is_some_and(|v| rules.min_bid <= v && v <= rules.top_bid);
-        if let (true, Some(v)) = (in_range, value) {
-            prep.bid_of.push((seat, v)); // a bid in range: the table may have let it stand (judged as played)
-        }
-        if pitched >= 0 {
-            if let Some(v) = value {
-                if seat != dealer {
-                    find(
-                        prep,
-                        A309::BidAfterPitch {
-                            player: who.into(),
-                            pitcher: seats.name(pitched).into(),
-                            dealer: seats.name(dealer).into(),
-                            word: w.into(),
-                        }
-                        .into(),
-                        b.column,
-                        Some(who),
-                    );
-                    continue;
-                }
-                // a takeover is a pitch in a new suit, or a top bid (a smudge is no pitch: its suit is free)
-                let same = is_pitch
-                    && prep.pitch_suit(seat) >= 0
-                    && prep.pitch_suit(seat) == prep.pitch_suit(pitched);
-                if (is_pitch && same) || (!is_pitch && v != rules.top_bid) {
-                    find(
-                        prep,
-                        A309::BadTakeover {
-                            dealer: who.into(),
-                            pitcher: seats.name(pitched).into(),
-                            word: Quoted(w.into()),
-                        }
-                        .into(),
-                        b.column,
-                        Some(who),
-                    );
-                    continue;
-                }
-                prep.takeover = true;
-                high = v;
-                high_seat = seat;
-                continue;
+        if let Some(v) = value.filter(|&v| rules.min_bid <= v && v <= rules.top_bid) {
+            if !is_pitch || rules.pitching {
+                prep.bid_of.push((seat, v)); // a bid in range: the table may have let it stand (judged as played)
             }
         }
-        if let (true, Some(v)) = (is_pitch, value) {
-            if v <= high {
+        let (high, high_seat, pitched) = (standing.high, standing.high_seat, standing.pitched);
+        match standing.bid(rules, seat, value, is_pitch.then_some(suit)) {
+            Ruling::Raises | Ruling::Steals => {}
+            Ruling::TakesOver => prep.takeover = true,
+            Ruling::NoPitching => {
+                find(
+                    prep,
+                    A304::NoPitching {
+                        player: who.into(),
+                        preset: rules.preset.clone(),
+                        word: w.into(),
+                        min_bid: rules.min_bid,
+                        max_bid: rules.top_bid,
+                    }
+                    .into(),
+                    b.column,
+                    Some(who),
+                );
+                prep.bid_of.push((seat, 0));
+                faulty = faulty.max(Some((PITCH_VALUE, seat == dealer, seat)));
+            }
+            Ruling::AfterPitch => {
+                find(
+                    prep,
+                    A309::BidAfterPitch {
+                        player: who.into(),
+                        pitcher: seats.name(pitched).into(),
+                        dealer: seats.name(dealer).into(),
+                        word: w.into(),
+                    }
+                    .into(),
+                    b.column,
+                    Some(who),
+                );
+            }
+            Ruling::BadTakeover => {
+                find(
+                    prep,
+                    A309::BadTakeover {
+                        dealer: who.into(),
+                        pitcher: seats.name(pitched).into(),
+                        word: Quoted(w.into()),
+                    }
+                    .into(),
+                    b.column,
+                    Some(who),
+                );
+            }
+            Ruling::PitchNotHigher(v) => {
                 find(
                     prep,
                     A303::PitchTooLow {
@@ -254,54 +385,44 @@ pub fn auction(
                     b.column,
                     Some(who),
                 );
-                continue;
             }
-            pitched = if seat != dealer { seat } else { -1 };
-            prep.pitched_by = pitched;
-        }
-        let Some(value) = value.filter(|_| in_range) else {
-            // a word that is no bid at all may be a slip of one (`pas`: `pass`)
-            let hint = if value.is_none() {
-                let mut known: Vec<&str> = vec!["pass"];
-                known.extend(rules.top_bid_words.iter().map(String::as_str));
-                if rules.pitching {
-                    known.push("pitch");
+            Ruling::OutOfRange => {
+                // a word that is no bid at all may be a slip of one (`pas`: `pass`)
+                let hint = if value.is_none() {
+                    let mut known: Vec<&str> = vec!["pass"];
+                    known.extend(rules.top_bid_words.0.iter().map(String::as_str));
+                    if rules.pitching {
+                        known.push("pitch");
+                    }
+                    if sell {
+                        known.extend(["sells", "keeps"]);
+                    }
+                    crate::notation::parser::did_you_mean(w, known.into_iter()).map(str::to_string)
+                } else {
+                    None
+                };
+                find(
+                    prep,
+                    A304::OutOfRange {
+                        player: who.into(),
+                        word: Quoted(w.into()),
+                        suggestion: DidYouMean(hint),
+                        preset: rules.preset.clone(),
+                        min_bid: rules.min_bid,
+                        max_bid: rules.top_bid,
+                        top_bid_words: AlsoWords(rules.top_bid_words.0.clone()),
+                    }
+                    .into(),
+                    b.column,
+                    Some(who),
+                );
+                // a bid that is no legal bid may still be the one the table played on, but never as a contract
+                if let Some(n) = bid_number(w).filter(|&n| n > 0) {
+                    prep.bid_of.push((seat, 0));
+                    faulty = faulty.max(Some((n, seat == dealer, seat)));
                 }
-                if sell {
-                    known.extend(["sells", "keeps"]);
-                }
-                crate::notation::parser::did_you_mean(w, known.into_iter()).map(str::to_string)
-            } else {
-                None
-            };
-            find(
-                prep,
-                A304::OutOfRange {
-                    player: who.into(),
-                    word: Quoted(w.into()),
-                    suggestion: DidYouMean(hint),
-                    preset: rules.preset.clone(),
-                    min_bid: rules.min_bid,
-                    max_bid: rules.top_bid,
-                    top_bid_words: AlsoWords(rules.top_bid_words.clone()),
-                }
-                .into(),
-                b.column,
-                Some(who),
-            );
-            // a bid that is no legal bid may still be the one the table played on, but never as a contract
-            if let Some(n) = bid_number(w).filter(|&n| n > 0) {
-                prep.bid_of.push((seat, 0));
-                faulty = faulty.max(Some((n, seat == dealer, seat)));
             }
-            continue;
-        };
-        let is_dealer = seat == dealer && !sell;
-        if value > high {
-            high = value;
-            high_seat = seat;
-        } else if value == high && is_dealer {
-            if !rules.dealer_steal {
+            Ruling::NoSteal(_) => {
                 find(
                     prep,
                     A305::NoSteal {
@@ -313,7 +434,8 @@ pub fn auction(
                     b.column,
                     Some(who),
                 );
-            } else if value == rules.top_bid && !rules.steal_smudge {
+            }
+            Ruling::NoStealTop(_) => {
                 let what = if !w.is_empty() && w.chars().all(char::is_alphabetic) {
                     w
                 } else {
@@ -331,24 +453,25 @@ pub fn auction(
                     b.column,
                     Some(who),
                 );
-            } else {
-                high_seat = seat;
             }
-        } else {
-            find(
-                prep,
-                A303::NotHigher {
-                    player: who.into(),
-                    bid: value,
-                    high,
-                    by: seats.name(high_seat).into(),
-                }
-                .into(),
-                b.column,
-                Some(who),
-            );
+            Ruling::NotHigher(value) => {
+                find(
+                    prep,
+                    A303::NotHigher {
+                        player: who.into(),
+                        bid: value,
+                        high,
+                        by: seats.name(high_seat).into(),
+                    }
+                    .into(),
+                    b.column,
+                    Some(who),
+                );
+            }
         }
     }
+    prep.pitched_by = standing.pitched;
+    let (high, high_seat) = (standing.high, standing.high_seat);
     prep.high_bid = high;
     let has_tricks = !h.tricks.is_empty();
     if sell {

@@ -221,7 +221,7 @@ pub fn exchange(
     let size = rules.hand_size;
     let known: Vec<bool> = prep.dealt.iter().map(|&m| m != 0).collect();
     let as_dealt = prep.dealt.clone();
-    let excess_possible = rules.deal_size_for(n) > size || rules.leftover_to_bidder;
+    let excess_possible = rules.deal_size_for(n) > size || rules.leftover_to_bidder();
     let mut stock: Option<CardMask> = if !dealt_to.widow.is_empty() {
         Some(dealt_to.widow.iter().fold(0, |m, c| m | c.bit()))
     } else if n > 0 && known.iter().all(|&k| k) {
@@ -343,7 +343,7 @@ pub fn exchange(
     let last = h.exchanges.last().map_or(h.meta.line, |x| x.meta.line);
     let p = prep.pitcher;
     // the stock counts as run out only if the refill emptied it, not the pitcher taking the leftover
-    let took_leftover = rules.leftover_to_bidder
+    let took_leftover = rules.leftover_to_bidder()
         && usize::try_from(p).ok().is_some_and(|ps| {
             known.get(ps).copied().unwrap_or(false)
                 && before_draw.get(ps).is_some_and(|&b| {
@@ -400,7 +400,7 @@ pub fn exchange(
         }
     }
     if let Some(st) = stock.filter(|&m| m != 0) {
-        if rules.leftover_to_bidder && prep.pitcher >= 0 && !h.exchanges.is_empty() {
+        if rules.leftover_to_bidder() && prep.pitcher >= 0 && !h.exchanges.is_empty() {
             let bidder = seats.name(prep.pitcher);
             let rest = Spaced(cards_of(st).collect());
             let when = if rules.draw {

@@ -48,11 +48,19 @@ impl Seats {
     pub fn new(game: &Game, rules: &RuleSet) -> Seats {
         let names = players(game);
         let mut seat_of_name = vec![-1; game.names.len()];
+        let interned: rustc_hash::FxHashMap<&str, usize> = game
+            .names
+            .iter()
+            .enumerate()
+            .rev() // the first of equal names wins, as a scan would find it
+            .map(|(k, g)| (g.as_str(), k))
+            .collect();
         for (i, p) in names.iter().enumerate() {
-            if let Some(k) = game.names.iter().position(|g| g == p) {
-                if let Some(slot) = seat_of_name.get_mut(k) {
-                    *slot = i as i32;
-                }
+            if let Some(slot) = interned
+                .get(p.as_str())
+                .and_then(|&k| seat_of_name.get_mut(k))
+            {
+                *slot = i as i32;
             }
         }
         let teams = if rules.partnership {
@@ -394,7 +402,7 @@ pub fn check_game_shape(game: &Game, rules: &RuleSet) -> Vec<Finding> {
     };
     let players = players(game);
     let n = players.len();
-    let (lo, hi) = rules.players;
+    let crate::rules::keys::PlayerRange(lo, hi) = rules.players;
     let most = rules.max_seats();
     if n > 0 && !(lo as usize <= n && n <= hi as usize) {
         let (range, key) = if lo != hi {
@@ -486,8 +494,11 @@ pub fn audit_game(game: &Game, rules: &RuleSet) -> GameResult {
         ..GameResult::default()
     };
     res.findings = check_game_shape(game, rules);
+    if !res.findings.is_empty() {
+        return res; // seats the rules do not allow (E107): their number is bounded by the rules
+    }
     let seats = Seats::new(game, rules);
-    if seats.n == 0 || !res.findings.is_empty() {
+    if seats.n == 0 {
         return res;
     }
     res.audited = true;

@@ -897,7 +897,9 @@ fn play_tricks(
         let mut cards: super::Row<Card> = super::Row::new();
         let mut row: super::Row<i32> = super::Row::new();
         let mut cols: super::Row<u32> = super::Row::new();
-        for (p, &s) in plays.iter().zip(&row_seats) {
+        // a trick holds at most one card per seat: past that it is already a P402, and its cards
+        // are not judged one by one (a trick of 100,000 cards costs what a trick of `n` does)
+        for (p, &s) in plays.iter().zip(&row_seats).take(n.max(1)) {
             let c = p.card;
             let mut set_aside = false;
             let slot = usize::from(c.index());
@@ -1213,5 +1215,53 @@ mod legal_tests {
                 );
             }
         }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::indexing_slicing, clippy::panic)]
+mod bound_tests {
+    use crate::notation::parser::parse_all;
+    fn preset(name: &str) -> crate::rules::RuleSet {
+        match crate::rules::preset(name) {
+            Ok(r) => r,
+            Err(e) => panic!("{name}: {}", e.message),
+        }
+    }
+
+    #[test]
+    fn a_trick_of_thousands_of_cards_is_judged_for_its_first_card_per_seat_only() {
+        let names = ["Amy", "Ben", "Cal"];
+        let mut t = String::from(
+            "[Rules \"auction\"]\n[Players \"Amy Ben Cal\"]\nhand 1\ndealer Amy\nbids Ben 2, Cal pass, Amy pass\n1.",
+        );
+        for i in 0..5_000 {
+            t.push_str(&format!(
+                " {}:{}",
+                names[i % 3],
+                crate::cards::CARD_NAMES[i * 7 % 52]
+            ));
+        }
+        t.push('\n');
+        let (games, _) = parse_all(t.as_bytes(), "t");
+        assert_eq!(games[0].hands[0].tricks[0].plays.len(), 5_000);
+        let res = crate::engine::audit_game(&games[0], &preset("auction"));
+        // the P402 for the trick, and at most a finding for each of its first three cards
+        assert!(res.findings.len() <= 6, "{:?}", res.findings);
+        assert!(res.findings.iter().any(|f| f.code().as_str() == "P402"));
+    }
+
+    #[test]
+    fn seats_past_the_rules_bound_are_one_finding() {
+        let names: Vec<String> = (0..20_000).map(|i| format!("P{i}")).collect();
+        let t = format!(
+            "[Rules \"auction\"]\n[Players \"{}\"]\nhand 1\ndealer P0\nbids P1 2, P2 pass\n1. P1:AS P2:KS\n",
+            names.join(" ")
+        );
+        let (games, _) = parse_all(t.as_bytes(), "t");
+        let res = crate::engine::audit_game(&games[0], &preset("auction"));
+        let codes: Vec<&str> = res.findings.iter().map(|f| f.code().as_str()).collect();
+        assert_eq!(codes, ["E107"]);
+        assert!(!res.audited);
     }
 }

@@ -7,7 +7,7 @@ use crate::rules::RuleSet;
 /// `settlement=club`, games played alone: the winner collects 1 from each player on 1 or more
 /// and 2 from each player on 0 or less (the totals after the winning hand).
 pub fn settle(game: &Game, rules: &RuleSet, res: &mut GameResult) {
-    if res.winner < 0 || !rules.club_settlement || rules.partnership {
+    if res.winner < 0 || !rules.club_settlement() || rules.partnership {
         return;
     }
     let Some(won) = res.won_in_hand else { return };

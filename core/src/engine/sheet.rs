@@ -370,7 +370,7 @@ fn broken_rule(
             }
         )
     };
-    let follow = &rules.follow_name;
+    let follow = rules.follow.word();
     let suit = suit_name(led);
     if void {
         return (

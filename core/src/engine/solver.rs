@@ -798,7 +798,7 @@ impl<'a> Solver<'a> {
 }
 
 #[cfg(test)]
-#[allow(clippy::indexing_slicing, clippy::unwrap_used)]
+#[allow(clippy::indexing_slicing, clippy::unwrap_used, clippy::panic)]
 mod tests {
     use super::*;
 
@@ -831,8 +831,12 @@ mod tests {
         }
     }
 
+    /// The real preset, from the presets file (the one the engine audits with).
     fn rules_for(preset: &str) -> RuleSet {
-        crate::rules::tests_support::preset(preset)
+        match crate::rules::preset(preset) {
+            Ok(r) => r,
+            Err(e) => panic!("{preset}: {}", e.message),
+        }
     }
 
     #[test]

@@ -60,7 +60,9 @@ violation! {
         => "{token} is out of range: a {statement} is a whole number from -{max} to {max}",
     NoteShape {} => "write `note \"TEXT\"` with the text in double quotes",
     MisdealShape {} => "`misdeal` takes nothing after it",
-    WinnerShape {} => "write `winner NAME` (a player, or a team in partnership presets)",
+        WinnerShape {} => "write `winner NAME` (a player, or a team in partnership presets)",
+    TooManyHands { max: i64 }
+        => "the game already holds {max} hands, the most a game can number: this hand and the rest of the game are not read",
 }
 
 violation! {

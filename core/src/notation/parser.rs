@@ -18,6 +18,10 @@ use crate::cards::{Card, Suit};
 use crate::findings::input::{E101, E102, E103, E104, E105, E106, E107, E108, E109};
 use crate::findings::{DidYouMean, Facts, Listed, Shown, Spaced, TagsPresent};
 
+/// The fast path for the common lines (its own file: `fast.rs`).
+#[path = "fast.rs"]
+mod fast;
+
 /// Checks a `Rules` tag's value: `Some((message, offset in characters))` when it is bad.
 pub type RulesCheck = Box<dyn FnMut(&str) -> Option<(String, usize)> + Send + Sync>;
 
@@ -51,6 +55,23 @@ impl Slot {
         Slot::Score,
         Slot::Total,
     ];
+
+    /// Whether hand `h` already holds a statement of this slot.
+    fn filled(self, h: &Hand) -> bool {
+        match self {
+            Slot::Dealer => h.dealer.is_some(),
+            Slot::Deal => h.deal.is_some(),
+            Slot::Widow => h.widow.is_some(),
+            Slot::Bids => h.bids.is_some(),
+            Slot::Trump => h.trump.is_some(),
+            Slot::Exchanges => !h.exchanges.is_empty(),
+            Slot::Revokes => !h.revokes.is_empty(),
+            Slot::Tricks => !h.tricks.is_empty(),
+            Slot::Score => h.score.is_some(),
+            Slot::Total => h.total.is_some(),
+            Slot::Misdeal => h.misdeal.is_some(),
+        }
+    }
 
     fn name(self) -> &'static str {
         match self {
@@ -120,6 +141,8 @@ struct Building {
     fingerprints: Vec<u64>,
     findings: Vec<Finding>,
     last_hand_number: u32,
+    /// The game holds [`MAX_HAND`] hands and refused the next one: the rest of it is not read.
+    full: bool,
 }
 
 /// A name's length and first seven bytes in one word: equal for equal names, and for names
@@ -184,6 +207,10 @@ pub struct Parser {
     lineno: u32,
     carry: Vec<u8>,
     rules_check: Option<RulesCheck>,
+    /// Whether the common lines take the fast path (off: every line by the general path).
+    fast: bool,
+    /// Lines the fast path read.
+    fast_lines: u64,
     // scratch, reused for every line
     unreadable: Vec<Name>,
     trick_toks: Vec<(usize, usize, bool)>,
@@ -266,6 +293,8 @@ impl Parser {
             lineno: first_line.saturating_sub(1),
             carry: Vec::new(),
             rules_check: None,
+            fast: true,
+            fast_lines: 0,
             unreadable: Vec::new(),
             trick_toks: Vec::new(),
         }
@@ -274,6 +303,17 @@ impl Parser {
     /// Name games without a `GameId` `label#N` (by default the source's file name).
     pub fn with_label(mut self, label: &str) -> Parser {
         self.source_name = label.to_string();
+        self
+    }
+
+    /// How many lines the fast path has read.
+    pub fn fast_lines(&self) -> u64 {
+        self.fast_lines
+    }
+
+    /// Read every line by the general path (the fast path off): what the differential checks compare with.
+    pub fn general_only(mut self) -> Parser {
+        self.fast = false;
         self
     }
 
@@ -317,7 +357,11 @@ impl Parser {
                         let line = text.get(start..nl).unwrap_or("");
                         self.lineno = self.lineno.saturating_add(1);
                         if printable {
-                            self.statement_line(&Line::printable(line));
+                            if self.fast_line(line.as_bytes()) {
+                                self.fast_lines += 1;
+                            } else {
+                                self.statement_line(&Line::printable(line));
+                            }
                         } else {
                             let line = line.strip_suffix('\r').unwrap_or(line);
                             let line = if self.lineno == 1 {
@@ -418,6 +462,9 @@ impl Parser {
         if body.starts_with('[') {
             self.tag(line, b0, b1, remark);
             return;
+        }
+        if self.building.as_ref().is_some_and(|b| b.full) {
+            return; // the rest of a game past its last possible hand (already one E101)
         }
         let (_, word) = line.tokens(b0, b1).next().unwrap_or((b0, ""));
         if word.as_bytes().first().is_some_and(u8::is_ascii_digit) {
@@ -543,6 +590,7 @@ impl Parser {
             fingerprints: Vec::new(),
             findings: Vec::new(),
             last_hand_number: 0,
+            full: false,
         });
     }
 
@@ -701,19 +749,7 @@ impl Parser {
         let Some(h) = self.building.as_ref().and_then(|b| b.hand.as_ref()) else {
             return false;
         };
-        let filled = |s: Slot| match s {
-            Slot::Dealer => h.dealer.is_some(),
-            Slot::Deal => h.deal.is_some(),
-            Slot::Widow => h.widow.is_some(),
-            Slot::Bids => h.bids.is_some(),
-            Slot::Trump => h.trump.is_some(),
-            Slot::Exchanges => !h.exchanges.is_empty(),
-            Slot::Revokes => !h.revokes.is_empty(),
-            Slot::Tricks => !h.tricks.is_empty(),
-            Slot::Score => h.score.is_some(),
-            Slot::Total => h.total.is_some(),
-            Slot::Misdeal => h.misdeal.is_some(),
-        };
+        let filled = |s: Slot| s.filled(h);
         let single = !matches!(slot, Slot::Exchanges | Slot::Revokes | Slot::Tricks);
         if single && filled(slot) {
             let facts = E108::Repeated {
@@ -849,6 +885,16 @@ impl Parser {
         let Some(b) = self.building.as_ref() else {
             return;
         };
+        let held = b.game.hands.len() + usize::from(b.hand.is_some());
+        if held >= MAX_HAND as usize {
+            // a game's hands are numbered 1 to MAX_HAND: one finding for the rest, and memory stays bounded
+            self.close_hand();
+            self.problem(E101::TooManyHands { max: MAX_HAND }, at.col);
+            if let Some(b) = self.building.as_mut() {
+                b.full = true;
+            }
+            return;
+        }
         let last = b.last_hand_number;
         let first = b.hand.is_none() && b.game.hands.is_empty();
         // the finding about the number belongs to the hand it opens, so it waits for it
@@ -1805,6 +1851,23 @@ mod tests {
             g[0].hands[0].tricks[0].meta.comments,
             vec![" keep me".to_string()]
         );
+    }
+
+    #[test]
+    fn a_game_past_its_last_hand_number_is_one_finding_and_no_more_records() {
+        let mut t = HEAD.to_string();
+        for i in 1..=MAX_HAND + 50 {
+            t.push_str(&format!("hand {i}\ndealer Ann\n"));
+        }
+        t.push_str("[Rules \"auction\"]\n[Players \"Ann Bob Cal\"]\nhand 1\n");
+        let (g, f) = parse_all(t.as_bytes(), "t");
+        assert_eq!(f.len(), 1, "{:?}", f.first());
+        assert_eq!(
+            (f[0].code(), f[0].line),
+            (Code::E101, 3 + 2 * MAX_HAND as u32)
+        );
+        assert_eq!(g[0].hands.len(), MAX_HAND as usize);
+        assert_eq!(g[1].hands.len(), 1, "the next game is read as usual");
     }
 
     #[test]
