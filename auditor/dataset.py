@@ -508,13 +508,17 @@ def _readable(chunk: Chunk) -> Iterator[tuple[Chunk, str]]:
 def run_task(chunks: list[Chunk], override: str = "", staging: str | None = None, analyze: bool = False,
              derived: bool = False, *,
              jobs: int = 1, progress: Progress | None = None, keys: _core.GameKeys | None = None,
-             keep_findings: bool = True) -> TaskResult:
+             keep_findings: bool = True, house: list | None = None) -> TaskResult:
     """Parse and audit some chunks in the core on ``jobs`` threads; write their tables as one staged
     batch when ``staging`` is given (with ``analyze``, its ``analysis`` rows too; with ``derived``, the
     counters), each game once:
     ``keys`` are the games met before (a local run shares them; a Dask task starts afresh and the
     coordinator filters).  ``progress`` is told the task's bytes and hands done as the core
-    reads them (a local run: a Dask worker has nobody to tell)."""
+    reads them (a local run: a Dask worker has nobody to tell).  ``house`` are the house presets
+    of the coordinator's configuration (``_core.house_presets()``), defined first in a worker's
+    process so its parser and resolver know them as the coordinator does."""
+    if house is not None:
+        _core.define_house_presets(house)
     now = dt.datetime.now(dt.timezone.utc)
     out = TaskResult(chunks, [], None)
     writer = BatchWriter(Path(staging), derived) if staging else None
@@ -547,13 +551,22 @@ def run_task(chunks: list[Chunk], override: str = "", staging: str | None = None
     return out
 
 
+def _splittable(path: str) -> bool:
+    """Whether a file is text worth cutting at game boundaries: one that is not text (or cannot be
+    opened) is one chunk, reported from its first bytes, and never read whole."""
+    try:
+        return _sniff(Chunk(path), path) is None
+    except OSError:
+        return False
+
+
 def plan_tasks(files: list[str], chunk_bytes: int) -> list[list[Chunk]]:
     """Chunks grouped into tasks of about ``chunk_bytes``: big files split, small files together."""
     tasks: list[list[Chunk]] = []
     group: list[Chunk] = []
     size = 0
     for f in files:
-        if f == "-" or not os.path.isfile(f):
+        if f == "-" or not os.path.isfile(f) or not _splittable(f):
             tasks.append([Chunk(f)])
             continue
         for c in split_file(f, chunk_bytes):
@@ -587,6 +600,7 @@ class ImportStats:
     findings_stored: int = 0
     games_replaced: int = 0
     findings: list[Finding] = field(default_factory=list)
+    games_by_file: dict[str, int] = field(default_factory=dict)  # every file read, and the games it gave
 
 
 class _Runner:
@@ -614,7 +628,9 @@ class _Runner:
             raise DatasetError(errno.ECONNREFUSED, f"cannot reach the Dask scheduler {self.scheduler}: {e}") from None
         try:
             # coarse tasks, retried on another worker if one dies; pure=False: a retry is a new run
-            futures = [client.submit(run_task, t, *args, retries=3, pure=False) for t in tasks]
+            # a worker is another process: it is given the house presets this run's rules may name
+            house = _core.house_presets()
+            futures = [client.submit(run_task, t, *args, house=house, retries=3, pure=False) for t in tasks]
             for fut in futures:
                 yield fut.result()
         finally:
@@ -638,7 +654,7 @@ def process(paths: Iterable[str], *, override: str = "", out: str | Path | None 
     those about unreadable paths in ``findings``: its memory stays bounded by its pieces.
     """
     files, missing = expand_paths(paths)
-    stats = ImportStats(files=len(files))
+    stats = ImportStats(files=len(files), games_by_file=dict.fromkeys(files, 0))
     stats.findings.extend(missing)
     done = _Done()
     # the games met: the dataset's, then those stored; a local run's core reads and grows them
@@ -731,6 +747,8 @@ def _collect(stats: ImportStats, results: Iterator[TaskResult], known: _core.Gam
     for res in results:
         res = _renumber_if_needed(res, games_before, override, staging, analyze, known if local else None,
                                   keep_findings, derived)
+        for c, n in zip(res.chunks, res.games_per_chunk):
+            stats.games_by_file[c.path] = stats.games_by_file.get(c.path, 0) + n
         stats.games += res.games_read
         stats.hands += res.hands
         stats.cards += res.cards

@@ -31,6 +31,7 @@ bids Bob 2, Cal pass, Ann pass
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -376,7 +377,8 @@ def parse_file(path: str | Path) -> tuple[list[Game], list[Finding]]:
 def expand_paths(paths: Iterable[str | Path]) -> tuple[list[str], list[Finding]]:
     """Files named, and ``*.pitch`` files found recursively in folders named, in a stable order.
 
-    ``-`` stands for standard input.  A path that does not exist is a finding, not an error.
+    ``-`` stands for standard input.  A path that does not exist, and a link to nothing (named,
+    or found inside a folder), is an E100 finding, not an error: the rest is still read.
     """
     out: list[str] = []
     problems: list[Finding] = []
@@ -387,12 +389,20 @@ def expand_paths(paths: Iterable[str | Path]) -> tuple[list[str], list[Finding]]
             continue
         path = Path(s)
         if path.is_dir():
-            found = [str(f) for f in sorted(path.rglob("*.pitch")) if f.is_file()]
-            if not found:
+            found, dangling = [], []
+            for f in sorted(path.rglob("*.pitch")):
+                if f.is_file():
+                    found.append(str(f))
+                elif f.is_symlink() and not f.exists():
+                    dangling.append(_dangling(str(f)))
+            problems.extend(dangling)
+            if not found and not dangling:
                 problems.append(_core.path_finding("NoLogs", s))
             out.extend(found)
         elif path.is_file():
             out.append(s)
+        elif path.is_symlink():
+            problems.append(_dangling(s))
         else:
             problems.append(_core.path_finding("NoSuchPath", s))
     seen: set[str] = set()
@@ -403,6 +413,37 @@ def expand_paths(paths: Iterable[str | Path]) -> tuple[list[str], list[Finding]]
             seen.add(key)
             unique.append(f)
     return unique, problems
+
+
+def _dangling(path: str) -> Finding:
+    """The E100 of a link to nothing."""
+    try:
+        target = os.readlink(path)
+    except OSError:
+        target = "?"
+    return _core.path_finding("Unreadable", path, f"it is a link to {target}, which is not there: skipped")
+
+
+#: What the first bytes of a file say it is: see :func:`sniff_file`.
+EMPTY, NOT_TEXT, TEXT = "empty", "not text", "text"
+
+
+def sniff_file(path: str) -> tuple[str, Finding | None]:
+    """What a log file holds, from its first bytes only (a file of any size is never read whole):
+    ``EMPTY`` (no bytes, or a short file of blank lines and comments only), ``NOT_TEXT`` (with
+    the E109 finding) or ``TEXT``. Standard input is ``TEXT``; a file that cannot be opened raises
+    :class:`OSError`."""
+    if path == "-":
+        return TEXT, None
+    with open(path, "rb") as f:
+        head = f.read(_core.SNIFF_BYTES)
+        more = bool(f.read(1))
+    binary = _not_text(head, path)
+    if binary is not None:
+        return NOT_TEXT, binary
+    if not more and all(not line.strip() or line.lstrip().startswith(b"%") for line in head.splitlines()):
+        return EMPTY, None
+    return TEXT, None
 
 
 # --------------------------------------------------------------------------- canonical writer

@@ -355,19 +355,37 @@ def print_findings(findings: Iterable[Finding], console: Console, width: int | N
 def summary_lines(games: int, hands: int, cards: int, findings: Sequence[Finding], unscored: int = 0) -> list[str]:
     """The closing summary of an audit; ``unscored`` hands could not be recomputed, so their scores went unchecked."""
     counts = by_code(findings)
-    lines = [f"audited {games} game{'s' * (games != 1)}, {hands} hand{'s' * (hands != 1)}, "
-             f"{cards} card{'s' * (cards != 1)} played: {len(findings)} finding{'s' * (len(findings) != 1)}"]
+    lines = [f"audited {plural(games, 'game')}, {plural(hands, 'hand')}, {plural(cards, 'card')} played: "
+             f"{plural(len(findings), 'finding')}"]
     if unscored:
-        lines.append(f"  {unscored} hand{'s' * (unscored != 1)} could not be recomputed: scores not checked "
+        lines.append(f"  {plural(unscored, 'hand')} could not be recomputed: scores not checked "
                      "(see the findings)")
     if counts:
         lines.append("  " + ", ".join(f"{c} {n}" for c, n in sorted(counts.items())))
     return lines
 
 
+#: Plurals that are not the word with an s.
+_PLURALS = {"batch": "batches", "match": "matches", "mismatch": "mismatches"}
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 game``, ``2 games``, ``1 batch``, ``3 batches``, ``0 new games``: the last word agrees with ``n``.
+
+    >>> plural(1, "hand"), plural(2, "batch"), plural(0, "new game"), plural(-1, "point")
+    ('1 hand', '2 batches', '0 new games', '-1 point')
+    """
+    if abs(n) == 1:
+        return f"{n} {word}"
+    if many is None:
+        head, _, last = word.rpartition(" ")
+        many = (head + " " if head else "") + _PLURALS.get(last, last + "s")
+    return f"{n} {many}"
+
+
 def points_text(v: int) -> str:
     """``1 point``, ``-4 points``."""
-    return f"{v} point" + ("" if abs(v) == 1 else "s")
+    return plural(v, "point")
 
 
 def mistake_text(m) -> str:

@@ -33,7 +33,7 @@ from .cards import CARD_COUNT, CARD_NAMES, JOKER_HIGH, SUIT_NAMES, SUIT_SYMBOLS,
     effective_suit, effective_suit_mask, sort_for_display, suit_of, trump_order
 from .engine import GameResult, HandAnalysis, HandScore, legal_cards, trick_winner_pos
 from .findings import severity_of, sort_key
-from .notation import Finding, Game, Hand
+from .notation import Finding, Game, Hand, RevokeCall
 from .render import MIN_WIDTH, mistake_text, points_text
 from .rules import Rules
 
@@ -148,6 +148,7 @@ class TrickView:
     winner_pos: int | None
     before: dict[str, int]  # bit mask of each player's cards before the trick's first card
     findings: list[Finding] = field(default_factory=list)  # about the trick, not one card
+    calls: list[RevokeCall] = field(default_factory=list)  # revokes called at the table in this trick
     trump: int | None = None
     deck_kind: str = "plain"  # which extra cards are trumps: the jick, or the off-jack and jokers
 
@@ -198,6 +199,8 @@ class HandView:
     deal_findings: list[Finding] = field(default_factory=list)
     auction_findings: list[Finding] = field(default_factory=list)
     score_findings: list[Finding] = field(default_factory=list)
+    calls: list[RevokeCall] = field(default_factory=list)  # revokes called at the table in no trick shown
+    claim: int | None = None  # the trick from which every legal line gives each side the same points
 
     @property
     def dealer(self) -> str | None:
@@ -295,7 +298,52 @@ def build_hand_view(game: Game, result: GameResult, number: int, extra: Sequence
     view = HandView(game, hand, result.rules, hs, players, teams, trump, dealt, inferred, tricks)
     _place_findings(view, [f for f in [*result.findings, *extra]
                            if f.hand == number and (not f.game or f.game == game.name)])
+    _place_calls(view)
     return view
+
+
+def _revokes_by(view: HandView, player: str) -> list[tuple[TrickView, Finding]]:
+    """The revokes (R501) the record shows by ``player``, with their tricks."""
+    return [(t, f) for t in view.tricks for p in t.plays for f in p.findings
+            if f.code == "R501" and p.player == player]
+
+
+def _place_calls(view: HandView) -> None:
+    """Each ``revoke NAME [trick N]`` line goes to its trick: the one it names, else the trick of the
+    player's revoke in the record, else (no such trick) with the points."""
+    by_number = {t.number: t for t in view.tricks}
+    for call in view.hand.revokes:
+        shown = _revokes_by(view, call.player)
+        trick = by_number.get(call.trick) if call.trick is not None else (shown[0][0] if shown else None)
+        (trick.calls if trick is not None else view.calls).append(call)
+
+
+def call_verdict(view: HandView, call: RevokeCall) -> tuple[bool | None, str]:
+    """The audit's verdict on a revoke called at the table: (borne out?, in words). ``None``: no ruling
+    (the trick named is not in the record)."""
+    shown = [(t, f) for t, f in _revokes_by(view, call.player) if call.trick is None or t.number == call.trick]
+    where = f" in trick {call.trick}" if call.trick is not None else ""
+    if shown:
+        t, f = shown[0]
+        return True, (f"the record bears it out: {call.player} revoked in trick {t.number} "
+                      f"(R501, line {f.line}:{f.column})")
+    denied = next((f for f in view.findings if f.code == "R502" and f.line == call.line), None)
+    if denied is not None:
+        return False, "the record does not bear it out (R502 below)"
+    return None, f"no trick{where} in the record to check the call against"
+
+
+def call_lines(view: HandView, calls: Iterable[RevokeCall], layout: Layout) -> list[RenderableType]:
+    """A line per revoke called at the table, with the audit's verdict on it."""
+    out: list[RenderableType] = []
+    for call in calls:
+        ok, words = call_verdict(view, call)
+        t = Text("revoke called at the table", style="bold")
+        t.append(f" line {call.line}:{call.column} ", style="dim")
+        t.append(call.player + (f" in trick {call.trick}" if call.trick is not None else "") + layout.sep)
+        t.append(words, style="bold" if ok else "bold red" if ok is False else "")
+        out.append(Padding(t, (0, 0, 0, 2)))
+    return out
 
 
 def _place_findings(view: HandView, findings: list[Finding]) -> None:
@@ -399,6 +447,7 @@ def _trick_finding_lines(view: HandView, t: TrickView, k: int, layout: Layout) -
     for p in t.plays[:k]:
         out += _finding_lines(p.findings, layout, view, t, p)
     if k == len(t.plays):
+        out += call_lines(view, t.calls, layout)
         out += _finding_lines(t.findings, layout)
     return out
 
@@ -660,10 +709,19 @@ def render_trick(view: HandView, i: int, k: int | None = None, layout: Layout = 
                               Text("out: no trumps" if p in out else "did not play"),
                               _mask_text(after.get(p, 0), layout, view.trump, view.rules.deck_kind))
     parts: list[RenderableType] = [trick_heading(view, i, k, layout), table]
+    if view.claim == t.number:
+        parts.insert(0, claim_text(view.claim))
     if complete:
         parts.append(carries_text(view, t, layout))
     parts += _trick_finding_lines(view, t, k, layout)
     return Group(*parts)
+
+
+def claim_text(trick: int) -> Text:
+    """``From trick 4 the hand was decided: claim``, from the analysis's claim."""
+    t = Text(f"From trick {trick} the hand was decided: claim", style="bold")
+    t.append(" (every legal line from here gives each side the same points)", style="dim")
+    return t
 
 
 def render_holdings(view: HandView, held: dict[str, int], layout: Layout = Layout(),
@@ -852,7 +910,7 @@ def render_points(view: HandView, layout: Layout = Layout()) -> RenderableType:
     lines: list[RenderableType] = [_heading("Points"), *points_lines(view, layout)]
     if view.hand.misdeal is not None:
         lines = [contract_text(view, layout)]
-    scores: list[RenderableType] = [render_scores(view, layout)]
+    scores: list[RenderableType] = [render_scores(view, layout), *call_lines(view, view.calls, layout)]
     if view.score_findings:
         scores += _finding_lines(view.score_findings, layout)
     elif view.hand.score is not None and view.score is not None and view.score.scored:
@@ -934,8 +992,7 @@ def render_analysis(view: HandView, a: HandAnalysis, layout: Layout = Layout()) 
         parts.append(Text(f"par with other trumps not known: {a.par_by_trump_unknown}"))
     parts.append(Text(f"result {a.result} as the cards fell" + (" (before revoke penalties)" if a.revokes else "")))
     if a.claim:
-        parts.append(Text(f"from trick {a.claim} on every legal line gives each side the same points: "
-                          "the rest could have been claimed"))
+        parts.append(claim_text(a.claim))
     table = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
     table.add_column("trick", justify="right")
     width = max((p.position for p in a.plays), default=0) + 1

@@ -41,6 +41,7 @@ from pathlib import Path
 from . import __version__
 from .cards import CARD_NAMES, SUIT_NAMES, SUIT_SYMBOLS, SUITS, parse_card, sort_for_display, suit_of
 from .findings import CATALOG
+from .render import plural
 from .rules import Rules, RulesError, parse_rules
 from .warehouse import Warehouse, WarehouseError, stats as league_table
 
@@ -52,7 +53,15 @@ OPEN_GAMES = 40
 #: spend a minute and a half on charts alone (see bench/bench_report.py).
 CHART_GAMES = 300
 CHARTS_IN_A_SEASON = 100
+#: A chart's width in SVG units and its text size in the same units: as wide as a phone's page, so that
+#: the text shows at least at the body's size there (tested in the browser at 390 pixels).
+CHART_WIDTH = 360
+CHART_FONT = 14
 CHART_CHOICES = ("auto", "all", "findings", "none")
+#: ``detail="auto"``: every game in full in a report of up to CHART_GAMES games; in a longer one (a
+#: season), the games the audit has something to say about, every other game by its line in its
+#: event's results (its sheet agrees with the audit in every entry).
+DETAIL_CHOICES = ("auto", "all", "disputed")
 #: The kinds of finding shown with a diagram of the hand and the trick.
 DIAGRAM_KINDS = ("revoke", "play")
 
@@ -144,8 +153,53 @@ class Diagram:
     winner: str | None
     player: str | None  # whom the finding names
     card: int | None  # the card in question
-    could: frozenset[int] = frozenset()  # cards the audit says were legal instead (R501's expected)
+    could: frozenset[int] = frozenset()  # cards the audit says were legal instead (R501's expected), or kept the value
     or_trump: bool = False  # ... or any trump
+    kind: str = "finding"  # or "mistake": a card that lowered its side's value under perfect play
+
+
+@dataclass(slots=True)
+class HandPlay:
+    """One hand under perfect play (the analysis table, ``import --analyze``)."""
+
+    hand: int
+    pitcher: str | None
+    pitcher_side: str | None
+    contract: int  # 0: none
+    par: int | None  # the pitcher's score under perfect play from the first lead
+    best_trump_par: int | None  # with the best trump the pitcher could have pitched
+    result: int | None  # the pitcher's score as the cards fell (before revoke penalties)
+    claim: int | None  # the trick from which every legal line gives each side the same points
+    mistakes: int
+    lost: int  # the points the mistakes cost, added up
+
+    @property
+    def bid_vs_par(self) -> str:
+        """``under`` (a higher bid could have been made), ``over`` (par says the bid could not be made),
+        ``at``, or ``""`` (no contract, or no par)."""
+        if not self.contract or self.par is None:
+            return ""
+        return "over" if self.par < 0 else "under" if self.par > self.contract else "at"
+
+
+@dataclass(slots=True)
+class Mistake:
+    """A card that lowered its side's value under perfect play, and what would have kept it."""
+
+    number: int  # its place in the report, from 1: the anchor #m{number}
+    hand: int
+    trick: int
+    player: str
+    card: str
+    cost: int
+    before: int  # the pitcher's value before the card, under perfect play
+    after: int
+    better: tuple[str, ...]  # the legal cards that kept the value
+    illegal: bool  # a revoke
+
+    @property
+    def anchor(self) -> str:
+        return f"m{self.number}"
 
 
 @dataclass
@@ -168,6 +222,8 @@ class GameReport:
     sides: list[str]
     hands: list[SheetHand] = field(default_factory=list)
     findings: list[FindingRow] = field(default_factory=list)
+    played: dict[int, HandPlay] = field(default_factory=dict)  # by hand number: the hands under perfect play
+    mistakes: list[Mistake] = field(default_factory=list)  # the costliest, most costly first
 
     @property
     def anchor(self) -> str:
@@ -193,7 +249,8 @@ class EventReport:
     name: str | None
     games: list[GameReport]
     players: list[dict]  # rows of auditor.warehouse.stats, by player
-    teams: list[dict] | None  # by team, where some game of the event is played in teams
+    teams: list[dict] | None  # by team: the sides of the event's partnership games
+    mixed: bool = False  # the event has games played alone and games played in teams
 
     @property
     def anchor(self) -> str:
@@ -244,10 +301,16 @@ class Report:
     hands: int = 0  # hands recorded
     played: int = 0  # hands played out and scored
     filters: dict[str, str] = field(default_factory=dict)
+    analysed: int = 0  # hands examined under perfect play (0: the dataset has no analysis rows for them)
+    mistake_diagrams: dict[int, Diagram] = field(default_factory=dict)  # by mistake number
 
     @property
     def players(self) -> list[str]:
         return sorted({p for g in self.games for p in g.players})
+
+    def severities(self) -> Counter:
+        """How many findings of each severity: errors, warnings, information (R503's examinations)."""
+        return Counter(f.severity or "error" for f in self.findings)
 
     def kinds(self) -> list[tuple[str, int, list[str]]]:
         """Findings by kind: the kind, how many, and their codes with counts (``R501 ×2``)."""
@@ -359,7 +422,8 @@ def collect(wh: Warehouse, *, event: str | None = None, since: dt.date | None = 
         gr.hands.append(SheetHand(h["hand"], h["status"], _contract_words(h, gr, side_of, cells), cells))
 
     findings = _findings(wh, params, by_id, filtered=any(v is not None for v in params.values()))
-    diagrams = _diagrams(wh, params, findings, by_id)
+    analysed = _perfect_play(wh, params, by_id)
+    diagrams, mistake_diagrams = _diagrams(wh, findings, by_id, _mistakes_drawn(games))
     rule_texts = rule_sections(f.code for f in findings)
 
     # the league tables of every event in one query each (per player, and per team where teams play)
@@ -368,8 +432,17 @@ def collect(wh: Warehouse, *, event: str | None = None, since: dt.date | None = 
     for unit in ("player", "team") if teamed else ("player",):
         for row in league_table(wh, unit, event=event, since=since, until=until, per_event=True).to_pylist():
             tables.setdefault(unit, {}).setdefault(row["event"], []).append(row)
-    events = [EventReport(name, [g for g in games if g.event == name], tables["player"].get(name, []),
-                          tables["team"].get(name, []) if name in teamed else None) for name in order]
+    events = []
+    for name in order:
+        evg = [g for g in games if g.event == name]
+        teams = None
+        if name in teamed:
+            # the team table holds the sides of the partnership games only: in a game played alone the
+            # stats' side is the player, who is in the player table
+            sides = {s for g in evg if g.rules is not None and g.rules.partnership for s in g.sides}
+            teams = _placed([r for r in tables["team"].get(name, []) if r["team"] in sides])
+        mixed = name in teamed and any(g.rules is None or not g.rules.partnership for g in evg)
+        events.append(EventReport(name, evg, tables["player"].get(name, []), teams, mixed))
 
     filters = {k: (v.isoformat() if isinstance(v, dt.date) else v) for k, v in params.items() if v is not None}
     if title is None:
@@ -377,7 +450,70 @@ def collect(wh: Warehouse, *, event: str | None = None, since: dt.date | None = 
             title = f"{events[0].label}: results"
         else:
             title = "Pitch results" + (f": {len(events)} events" if events else "")
-    return Report(title, source, events, games, findings, diagrams, rule_texts, hands, played, filters)
+    return Report(title, source, events, games, findings, diagrams, rule_texts, hands, played, filters, analysed,
+                  mistake_diagrams)
+
+
+def _placed(rows: list[dict]) -> list[dict]:
+    """Rows of a league table, some left out, placed again among themselves (ties stay ties)."""
+    places = [r["place"] for r in rows]
+    return [dict(r, place=1 + sum(1 for p in places if p < r["place"])) for r in rows]
+
+
+#: What to run for the section on perfect play: from logs, and for a dataset.
+NO_ANALYSIS = ("auditor report LOGS --analyze", "auditor import LOGS --out DATASET --analyze")
+
+#: The mistakes each game's section names (the costliest first), and which of them get a diagram: every
+#: one shown in a report of up to OPEN_GAMES games, the costliest up to CHART_GAMES, none in a season.
+MISTAKES_SHOWN = 3
+MISTAKES_IN_A_SEASON = 1
+
+
+def _perfect_play(wh: Warehouse, params: dict, by_id: dict[str, GameReport]) -> int:
+    """Each game's hands under perfect play and its costliest mistakes, from the analysis table; returns
+    how many hands were examined."""
+    shown = MISTAKES_SHOWN if len(by_id) <= CHART_GAMES else MISTAKES_IN_A_SEASON
+    n = 0
+    for r in _rows(wh, f"""
+            SELECT a.game_id, a.hand, any_value(a.pitcher) AS pitcher, any_value(a.pitcher_side) AS pitcher_side,
+                   any_value(a.contract) AS contract, any_value(a.par) AS par,
+                   any_value(a.best_trump_par) AS best_trump_par,
+                   arg_max(a.value_after, a.trick * 100 + a.position) AS result, any_value(a.claim) AS claim,
+                   count(*) FILTER (WHERE a.mistake) AS mistakes,
+                   coalesce(sum(a.cost) FILTER (WHERE a.mistake), 0) AS lost
+            FROM analysis AS a JOIN games AS g USING (game_id) WHERE {_PICK}
+            GROUP BY a.game_id, a.hand ORDER BY a.game_id, a.hand""", params):
+        g = by_id.get(r.pop("game_id"))
+        if g is not None:
+            g.played[r["hand"]] = HandPlay(**r)
+            n += 1
+    if not n:
+        return 0
+    number = 0
+    for r in _rows(wh, f"""
+            SELECT * EXCLUDE (k) FROM (
+                SELECT a.game_id, a.hand, a.trick, a.player, a.card, a.cost, a.value_before AS before,
+                       a.value_after AS after, a.better, a.illegal,
+                       row_number() OVER (PARTITION BY a.game_id ORDER BY a.cost DESC, a.hand, a.trick, a.position) AS k
+                FROM analysis AS a JOIN games AS g USING (game_id) WHERE a.mistake AND {_PICK})
+            WHERE k <= {shown}""", params):
+        g = by_id.get(r.pop("game_id"))
+        if g is not None:
+            g.mistakes.append(Mistake(0, **dict(r, better=tuple((r["better"] or "").split()))))
+    for g in sorted(by_id.values(), key=lambda g: g.index):  # numbered down the page
+        g.mistakes.sort(key=lambda m: (-m.cost, m.hand, m.trick))
+        for m in g.mistakes:
+            number += 1
+            m.number = number
+    return n
+
+
+def _mistakes_drawn(games: list[GameReport]) -> list[tuple[GameReport, Mistake]]:
+    """The mistakes drawn with their hand and trick: every one shown in a short report, the costliest of
+    each game up to :data:`CHART_GAMES` games, none in a season (they are listed)."""
+    if len(games) > CHART_GAMES:
+        return []
+    return [(g, m) for g in games for m in (g.mistakes if len(games) <= OPEN_GAMES else g.mistakes[:1])]
 
 
 def _contract_words(h: dict, game: GameReport, side_of: dict, cells: dict[str, Cell]) -> str:
@@ -431,17 +567,18 @@ def _findings(wh: Warehouse, params: dict, by_id: dict[str, GameReport], filtere
     return out
 
 
-def _diagrams(wh: Warehouse, params: dict, findings: list[FindingRow],
-              by_id: dict[str, GameReport]) -> dict[int, Diagram]:
-    """The hand and trick of every revoke and illegal play: what each player held, and the trick."""
+def _diagrams(wh: Warehouse, findings: list[FindingRow], by_id: dict[str, GameReport],
+              mistakes: Sequence[tuple[GameReport, Mistake]] = ()) -> tuple[dict[int, Diagram], dict[int, Diagram]]:
+    """The hand and trick of every revoke and illegal play (by finding number), and of each mistake
+    drawn (by mistake number): what each player held, and the trick."""
     # an examination (R503, severity info) is drawn with the revoke it examines, not twice
     wanted = [f for f in findings if f.kind in DIAGRAM_KINDS and f.trick is not None and f.hand is not None
               and f.game_id in by_id and f.severity != "info"]
-    if not wanted:
-        return {}
-    pick = f"""WITH wanted AS (
-        SELECT DISTINCT f.game_id, f.hand FROM findings AS f JOIN games AS g USING (game_id)
-        WHERE f.kind IN ('revoke', 'play') AND f.trick IS NOT NULL AND {_PICK})"""
+    pairs = sorted({(f.game_id, f.hand) for f in wanted} | {(g.game_id, m.hand) for g, m in mistakes})
+    if not pairs:
+        return {}, {}
+    pick = ("WITH wanted AS (SELECT DISTINCT * FROM (SELECT unnest($games) AS game_id, unnest($hands) AS hand))")
+    params = {"games": [p[0] for p in pairs], "hands": [p[1] for p in pairs]}
     plays: dict[tuple, list[dict]] = {}
     for r in _rows(wh, f"""{pick} SELECT p.game_id, p.hand, p.trick, p.position, p.player, p.card, p.trick_winner
                            FROM plays AS p JOIN wanted USING (game_id, hand)
@@ -457,16 +594,25 @@ def _diagrams(wh: Warehouse, params: dict, findings: list[FindingRow],
         exchanges.setdefault((r["game_id"], r["hand"]), []).append(r)
     trumps = {(r["game_id"], r["hand"]): r["trump"] for r in _rows(
         wh, f"{pick} SELECT h.game_id, h.hand, h.trump FROM hands AS h JOIN wanted USING (game_id, hand)", params)}
-    out = {}
-    for f in wanted:
-        key = (f.game_id, f.hand)
-        game = by_id[f.game_id]
+
+    def draw(game: GameReport, hand: int, trick: int, player: str | None, card: int | None, could: frozenset[int],
+             or_trump: bool, kind: str) -> Diagram:
+        key = (game.game_id, hand)
         trump = trumps.get(key)
-        out[f.number] = hand_diagram(
-            game.players, deals.get(key, {}), exchanges.get(key, []), plays.get(key, []), f,
-            SUITS.index(trump) if trump in tuple(SUITS) else None,
-            game.rules.deck_kind if game.rules is not None else "plain")
-    return out
+        return hand_diagram(game.players, deals.get(key, {}), exchanges.get(key, []), plays.get(key, []), hand,
+                            trick, player, card, could, or_trump, SUITS.index(trump) if trump in tuple(SUITS) else None,
+                            game.rules.deck_kind if game.rules is not None else "plain", kind)
+
+    found = {}
+    for f in wanted:
+        could = frozenset(c for c in map(parse_card, re.findall(r"\b(?:[2-9TJQKA][SHDC]|JK[HL])\b",
+                                                                  f.expected or "")) if c is not None)
+        found[f.number] = draw(by_id[f.game_id], f.hand or 0, f.trick or 0, f.player, _card(f.recorded), could,
+                               "or a trump" in (f.expected or ""), "finding")
+    costly = {m.number: draw(g, m.hand, m.trick, m.player, _card(m.card),
+                             frozenset(c for c in map(_card, m.better) if c is not None), False, "mistake")
+              for g, m in mistakes}
+    return found, costly
 
 
 def _card(token: str | None) -> int | None:
@@ -474,13 +620,15 @@ def _card(token: str | None) -> int | None:
 
 
 def hand_diagram(players: Sequence[str], dealt: dict[str, list[str]], exchanges: Sequence[dict],
-                 plays: Sequence[dict], finding: FindingRow, trump: int | None, deck_kind: str) -> Diagram:
-    """What each player held as the finding's trick began, and the trick, from the dataset's rows.
+                 plays: Sequence[dict], hand: int, trick: int, player: str | None, card: int | None,
+                 could: frozenset[int], or_trump: bool, trump: int | None, deck_kind: str,
+                 kind: str = "finding") -> Diagram:
+    """What each player held as ``trick`` began, and the trick, from the dataset's rows; ``player``'s
+    ``card`` is the one in question, ``could`` the cards that were wanted instead.
 
     A player with no deal line is given the cards they went on to play, as ``auditor replay``
     does; the discards and draws of the exchange variants change the dealt hands before play.
     """
-    trick = finding.trick or 0
     held: dict[str, set[int]] = {p: {c for c in map(_card, dealt.get(p, ())) if c is not None} for p in players}
     inferred = {p for p in players if not held[p]}
     for p in plays:
@@ -496,14 +644,12 @@ def hand_diagram(players: Sequence[str], dealt: dict[str, list[str]], exchanges:
             held[p["player"]].discard(c)
     this = [p for p in plays if p["trick"] == trick]
     order = [p["player"] for p in this] + [p for p in players if p not in {q["player"] for q in this}]
-    could = frozenset(c for c in map(parse_card, re.findall(r"\b(?:[2-9TJQKA][SHDC]|JK[HL])\b",
-                                                              finding.expected or "")) if c is not None)
     return Diagram(
-        finding.hand or 0, trick, trump, deck_kind,
+        hand, trick, trump, deck_kind,
         [(p, sort_for_display(held.get(p, ()), trump, deck_kind)) for p in dict.fromkeys(order)],
         {p["player"]: c for p in this if (c := _card(p["card"])) is not None},
         this[0]["player"] if this else None, this[0]["trick_winner"] if this else None,
-        finding.player, _card(finding.recorded), could, "or a trump" in (finding.expected or ""))
+        player, card, could, or_trump, kind)
 
 
 # --------------------------------------------------------------------------- the rules cited
@@ -689,6 +835,41 @@ def _carried_to_end(game: GameReport, hand: SheetHand, sides: list[str]) -> str:
     return ("; ".join(out) + ".") if out else ""
 
 
+def points_words(n: int) -> str:
+    return plural(n, "point")
+
+
+def par_words(p: HandPlay) -> str:
+    """Who bid under or over par, in words."""
+    if p.bid_vs_par == "over":
+        return "over par: not makeable"
+    if p.bid_vs_par == "under":
+        return f"under par by {p.par - p.contract}"
+    if p.bid_vs_par == "at":
+        return "at par"
+    return "no bid" if not p.contract else "—"
+
+
+def mistake_words(m: Mistake) -> str:
+    """``Hand 4, trick 3: Ann played 4C, which cost 4 points (the pitcher's value 2 → −2); TH would have kept 2.``"""
+    what = "revoked with" if m.illegal else "played"
+    kept = f"; {' or '.join(m.better)} would have kept {_signed(m.before)}" if m.better else ""
+    return (f"Hand {m.hand}, trick {m.trick}: {m.player} {what} {m.card}, which cost {points_words(m.cost)} "
+            f"(the pitcher's value {_signed(m.before)} → {_signed(m.after)}){kept}.")
+
+
+def mistake_html(m: Mistake) -> str:
+    """:func:`mistake_words` with the cards drawn as cards."""
+    def card(token: str) -> str:
+        c = _card(token)
+        return card_html(c) if c is not None else _e(token)
+
+    what = "revoked with" if m.illegal else "played"
+    kept = f"; {' or '.join(map(card, m.better))} would have kept {_e(_signed(m.before))}" if m.better else ""
+    return (f"Hand {m.hand}, trick {m.trick}: {_e(m.player)} {what} {card(m.card)}, which cost "
+            f"{_e(points_words(m.cost))} (the pitcher's value {_e(_signed(m.before))} → {_e(_signed(m.after))}){kept}.")
+
+
 def result_words(game: GameReport) -> str:
     """The game's result in a sentence, on the recomputed scores."""
     final = game.final
@@ -717,11 +898,14 @@ class Charts:
         from matplotlib.figure import Figure
         from matplotlib.ticker import MaxNLocator
 
-        self._style = {"svg.fonttype": "none", "svg.hashsalt": "auditor", "font.size": 9,
+        # The figure is about as wide as a phone shows it (360 units), and its text as big as the page's:
+        # scaled to the width of the page, a label is never smaller than the body text (the page caps
+        # the chart's width on a wide screen, so it does not grow far beyond).
+        self._style = {"svg.fonttype": "none", "svg.hashsalt": "auditor", "font.size": CHART_FONT,
                        "font.family": "sans-serif", "axes.linewidth": 0.8}
         with rc_context(self._style):
-            self.fig = Figure(figsize=(7.2, 2.6), dpi=72)
-            self.ax = self.fig.add_axes((0.07, 0.17, 0.92, 0.79))
+            self.fig = Figure(figsize=(CHART_WIDTH / 72, 2.7), dpi=72)
+            self.ax = self.fig.add_axes((0.15, 0.22, 0.83, 0.74))
             # few ticks: each tick label is most of the time a chart takes
             self.ax.xaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
             self.ax.yaxis.set_major_locator(MaxNLocator(nbins=4, integer=True))
@@ -795,11 +979,42 @@ class Charts:
         return _inline_svg(buf.getvalue(), key)
 
 
+    def bars(self, labels: list[str], values: list[float], key: str, xlabel: str) -> str:
+        """A horizontal bar per label (the first on top), its value written at its end, as an ``<svg>``
+        whose ids start with ``key``. A figure of its own, made each time (a few per report)."""
+        from matplotlib import rc_context
+        from matplotlib.figure import Figure
+
+        with rc_context(self._style):
+            height = 0.25 + 0.34 * len(labels)  # inches: a bar and its gap each, and a margin
+            fig = Figure(figsize=(CHART_WIDTH / 72, height), dpi=72)
+            longest = max(len(x) for x in labels)
+            left = min(0.45, 0.06 + 0.028 * longest)
+            ax = fig.add_axes((left, 0.1 / height, 0.97 - left, 1 - 0.2 / height))
+            ys = list(range(len(labels)))[::-1]
+            for i, bar in enumerate(ax.barh(ys, values, color=PALETTE[0], height=0.62)):
+                bar.set_gid(f"bar-{i}")
+            ax.set_yticks(ys, labels)
+            top = max(values) if values and max(values) > 0 else 1
+            ax.set_xlim(0, top * 1.25)
+            for y, v in zip(ys, values):
+                ax.text(v + top * 0.02, y, f"{v:.2f}", va="center")
+            ax.set_xlabel(xlabel)
+            for spine in ("top", "right"):
+                ax.spines[spine].set_visible(False)
+            ax.xaxis.set_visible(False)
+            ax.set_xlabel("")
+            buf = io.StringIO()
+            fig.savefig(buf, format="svg", metadata={"Date": None})
+        return _inline_svg(buf.getvalue(), key)
+
+
 def _inline_svg(svg: str, key: str) -> str:
     """matplotlib's SVG file as an element of the page: no prolog, no metadata, ids made unique to
     the chart (several charts share a page), and sized by the page (the viewBox keeps the shape)."""
     svg = svg[svg.index("<svg"):]
     svg = re.sub(r"\s*<metadata>.*?</metadata>", "", svg, count=1, flags=re.S)
+    svg = _smaller_svg(svg)
     ids = set(re.findall(r'\bid="([^"]+)"', svg))
 
     def rename(m: re.Match) -> str:
@@ -809,10 +1024,68 @@ def _inline_svg(svg: str, key: str) -> str:
     svg = re.sub(r'(\bid="|#)([A-Za-z_][\w.\-]*)', rename, svg)
     svg = re.sub(r'<svg [^>]*?(viewBox="[^"]*")[^>]*>',
                  lambda m: f'<svg class="chart" {m.group(1)} preserveAspectRatio="xMinYMid meet" role="img" '
-                           f'aria-labelledby="{key}-title" '
-                           'xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">',
+                           f'aria-labelledby="{key}-title" xmlns="http://www.w3.org/2000/svg">',
                  svg, count=1)
     return svg.strip()
+
+
+#: The ids matplotlib gives that the page keeps: the lines' (the tests and readers find them), the bars'
+#: and the target's; every other id goes unless something refers to it.
+_KEPT_IDS = re.compile(r"^(?:series|sheet|bar)-\d+$|^target$")
+
+
+def _smaller_svg(svg: str) -> str:
+    """matplotlib's SVG without what the page does not need: a season's report has hundreds of charts.
+
+    The font list on every label goes (the page's sans-serif applies), numbers keep one decimal (a
+    tenth of a point), ids nothing refers to go, the markers of a line share their style, and the
+    indentation goes; what is drawn stays as it was.
+    """
+    used = set(re.findall(r'(?:href="#|url\(#)([^")]+)', svg))
+    svg = re.sub(r"\s*<defs>\s*<style type=\"text/css\">.*?</style>\s*</defs>", "", svg, count=1, flags=re.S)
+    svg = re.sub(r"font-family: [^;\"]*;? ?", "", svg)
+    svg = re.sub(r' transform="rotate\(-?0 [^)]*\)"', "", svg)
+    svg = re.sub(r' id="([^"]+)"', lambda m: m.group(0) if m.group(1) in used or _KEPT_IDS.match(m.group(1)) else "",
+                 svg)
+    # matplotlib names a marker or a clip path by a hash; a short number does as well, on every point
+    short = {name: f"{name[0]}{i}" for i, name in enumerate(sorted(n for n in used if re.fullmatch(r"[mp][0-9a-f]{10}", n)))}
+    if short:
+        svg = re.sub(r'(?<=id=")([mp][0-9a-f]{10})(?=")|(?<=#)([mp][0-9a-f]{10})(?=[")])',
+                     lambda m: short.get(m.group(0), m.group(0)), svg)
+
+    def tenths(m: re.Match) -> str:  # in attributes only: a label's text stays as written
+        value = re.sub(r"(\d+\.\d)\d+", r"\1", m.group(1))
+        return '="' + re.sub(r"(\d)\.0(?![\d.])", r"\1", value) + '"'
+
+    svg = re.sub(r'="([^"]*)"', tenths, svg)
+    svg = re.sub(r">\s+<", "><", svg)
+    svg = re.sub(r"\s*\n\s*", " ", svg)
+    svg = re.sub(r" (?=\"|/>)", "", svg)
+
+    def shared(m: re.Match) -> str:  # a line's markers: one style on their group, not one on each
+        items = re.findall(r'<use ([^>]*?) style="([^"]*)"/>', m.group(2))
+        styles = {st for _, st in items}
+        if len(items) < 2 or len(styles) != 1 or "style=" in m.group(1):
+            return m.group(0)
+        return f'<g{m.group(1)} style="{styles.pop()}">' + "".join(f"<use {a}/>" for a, _ in items) + "</g>"
+
+    svg = re.sub(r"<g([^>]*)>((?:<use [^>]*/>)+)</g>", shared, svg)
+    return svg.replace("xlink:href=", "href=")
+
+
+def disputed(game: GameReport) -> bool:
+    """Whether the audit has something to say about a game: a finding, or a sheet that departs from it."""
+    return bool(game.findings or sheet_differences(game) or game.winner_differs())
+
+
+def detail_games(report: Report, detail: str) -> set[int]:
+    """Which games are shown in full: ``all``; ``disputed`` (see :func:`disputed`); ``auto``: all up to
+    :data:`CHART_GAMES` games, else the disputed ones."""
+    if detail not in DETAIL_CHOICES:
+        raise ValueError(f"detail must be one of {', '.join(DETAIL_CHOICES)}, not {detail!r}")
+    if detail == "all" or (detail == "auto" and len(report.games) <= CHART_GAMES):
+        return {g.index for g in report.games}
+    return {g.index for g in report.games if disputed(g)}
 
 
 def chart_games(report: Report, charts: str) -> set[int]:
@@ -825,8 +1098,8 @@ def chart_games(report: Report, charts: str) -> set[int]:
         return set()
     if charts == "all" or (charts == "auto" and len(report.games) <= CHART_GAMES):
         return {g.index for g in report.games}
-    disputed = [g.index for g in report.games if g.findings or sheet_differences(g)]
-    return set(disputed if charts == "findings" else disputed[:CHARTS_IN_A_SEASON])
+    shown = [g.index for g in report.games if g.findings or sheet_differences(g)]
+    return set(shown if charts == "findings" else shown[:CHARTS_IN_A_SEASON])
 
 
 # --------------------------------------------------------------------------- HTML
@@ -911,6 +1184,61 @@ def _num(v: object, digits: int = 1) -> str:
     return str(v)
 
 
+#: Severities as the page names them: (severity, heading, what it means).
+SEVERITIES = (("error", "Errors", "verdicts: a rule broken, a score wrong"),
+              ("warning", "Warnings", "worth a look: a call the record does not bear out, a doubtful record"),
+              ("info", "Information", "examinations: what each revoke cost the innocent side"))
+SEVERITY_WORD = {"error": "error", "warning": "warning", "info": "information"}
+KIND_ORDER = ("input", "deal", "auction", "play", "revoke", "score")
+KIND_WORDS = {"input": "The record (input)", "deal": "The deal", "auction": "The auction", "play": "The play",
+              "revoke": "Revokes", "score": "The score sheet"}
+#: A report with more findings than this folds every group of the findings table (a click opens one).
+FINDINGS_OPEN = 60
+ACCURACY = ("points_lost_per_100_cards", "mistakes_per_hand")
+
+
+def _by_kind(findings: Iterable[FindingRow]) -> list[tuple[str, list[FindingRow]]]:
+    """Findings by kind, in the order of the game (the record, the deal, the auction, the play, ...)."""
+    out: dict[str, list[FindingRow]] = {}
+    for f in findings:
+        out.setdefault(f.kind or "input", []).append(f)
+    return sorted(out.items(), key=lambda kv: (KIND_ORDER.index(kv[0]) if kv[0] in KIND_ORDER else 99, kv[0]))
+
+
+def _by_code(findings: Iterable[FindingRow]) -> list[tuple[str, list[FindingRow]]]:
+    out: dict[str, list[FindingRow]] = {}
+    for f in findings:
+        out.setdefault(f.code, []).append(f)
+    return sorted(out.items())
+
+
+def _severity_words(r: Report) -> str:
+    """``34 findings: 26 errors, 8 information``."""
+    sev = r.severities()
+    parts = [plural(sev[k], SEVERITY_WORD[k], "information" if k == "info" else None)
+             for k, _, _ in SEVERITIES if sev.get(k)]
+    head = plural(len(r.findings), "finding")
+    return head + (": " + ", ".join(parts) if len(parts) > 1 or (parts and sev.get("info")) else "")
+
+
+def _where_words(f: FindingRow) -> str:
+    return f"trick {f.trick}" if f.trick is not None else f"line {f.line}" if f.line else "the file"
+
+
+def _date_html(d: dt.date) -> str:
+    """A date that never breaks at its hyphens."""
+    return f'<time class="date" datetime="{d.isoformat()}">{d.isoformat()}</time>'
+
+
+def _date_range_html(first: dt.date, last: dt.date) -> str:
+    return _date_html(first) if first == last else f"{_date_html(first)} to {_date_html(last)}"
+
+
+def _event_dates_html(ev: EventReport) -> str:
+    ds = sorted(g.date for g in ev.games if g.date is not None)
+    return _date_range_html(ds[0], ds[-1]) if ds else ""
+
+
 def standings_columns(rows: list[dict], unit: str) -> list[tuple[str, str, str]]:
     """The league table's columns: (key, heading, what it means), from the stats columns."""
     cols = [("place", "Place", "placing: games won, then win %, then points per hand; = marks a tie"),
@@ -924,16 +1252,23 @@ def standings_columns(rows: list[dict], unit: str) -> list[tuple[str, str, str]]
             ("revokes", "Revokes", "hands in which the player (or a member of the team) revoked")]
     if any(r.get("settlement") is not None for r in rows):
         cols.append(("settlement", "Settlement", "units won (+) or paid (−) in the club settlement"))
+    if any(r.get("cards_analysed") for r in rows):
+        cols += [("points_lost_per_100_cards", "Lost /100 cards",
+                  "points the mistakes cost the side under perfect play, per 100 cards played (fewer is better)"),
+                 ("mistakes_per_hand", "Mistakes /hand", "cards that lowered the side's value, per hand examined")]
     return cols
 
 
 class _Html:
     """The HTML page, written piece by piece into a list of strings."""
 
-    def __init__(self, report: Report, charts: str):
+    def __init__(self, report: Report, charts: str, detail: str = "auto"):
         self.r = report
         self.out: list[str] = []
-        self.charted = chart_games(report, charts)
+        self.detailed = detail_games(report, detail)
+        self.charted = chart_games(report, charts) & self.detailed
+        # a long report gives each code's why once, in the findings table, not in every ruling
+        self.why_once = len(report.findings) > FINDINGS_OPEN
         self.painter: Charts | None = None
         self.open = len(report.games) <= OPEN_GAMES
 
@@ -965,14 +1300,11 @@ class _Html:
     def header(self) -> None:
         r = self.r
         ds = sorted(g.date for g in r.games if g.date is not None)
-        when = ""
-        if ds:
-            when = ds[0].isoformat() if ds[0] == ds[-1] else f"{ds[0].isoformat()} to {ds[-1].isoformat()}"
         picked = ", ".join(f"{k} {v}" for k, v in r.filters.items())
-        self.w("<header>\n", f"<h1>{_e(r.title)}</h1>\n", '<p class="meta">',
-               _e(" · ".join(x for x in (when, f"{len(r.games)} game{'s' * (len(r.games) != 1)}",
-                                         f"{len(r.events)} event{'s' * (len(r.events) != 1)}",
-                                         f"picked by {picked}" if picked else "") if x)),
+        parts = [_date_range_html(ds[0], ds[-1]) if ds else "",
+                 _e(plural(len(r.games), "game")), _e(plural(len(r.events), "event")),
+                 _e(f"picked by {picked}") if picked else ""]
+        self.w("<header>\n", f"<h1>{_e(r.title)}</h1>\n", '<p class="meta">', " · ".join(x for x in parts if x),
                "</p>\n</header>\n")
 
     def nav(self) -> None:
@@ -981,7 +1313,7 @@ class _Html:
                '<li><a href="#summary">Summary</a></li>\n<li><a href="#standings">Standings</a><ol>\n')
         for ev in r.events:
             self.w(f'<li><a href="#standings-{ev.anchor}">{_e(ev.label)}</a></li>\n')
-        self.w("</ol></li>\n", f'<li><a href="#findings">Findings and rulings ({len(r.findings)})</a></li>\n',
+        self.w("</ol></li>\n", f'<li><a href="#findings">Findings and rulings ({_e(_severity_words(r))})</a></li>\n',
                '<li><a href="#games">Games</a><ol>\n')
         for ev in r.events:
             self.w(f'<li><a href="#{ev.anchor}">{_e(ev.label)}</a> ({len(ev.games)})</li>\n')
@@ -993,18 +1325,32 @@ class _Html:
     def summary(self) -> None:
         r = self.r
         finished = sum(1 for g in r.games if g.winner)
+        sev = r.severities()
         self.w('<section id="summary" aria-labelledby="summary-h">\n<h2 id="summary-h">Summary</h2>\n',
                '<dl class="figures">\n',
                f"<div><dt>Games</dt><dd>{len(r.games)}</dd><dd class=\"note\">{finished} finished</dd></div>\n",
                f"<div><dt>Hands</dt><dd>{r.hands}</dd><dd class=\"note\">{r.played} played out</dd></div>\n",
-               f"<div><dt>Players</dt><dd>{len(r.players)}</dd></div>\n",
-               f"<div><dt>Findings</dt><dd>{len(r.findings)}</dd></div>\n</dl>\n")
+               f"<div><dt>Players</dt><dd>{len(r.players)}</dd></div>\n")
+        # errors and warnings are verdicts; information (R503: what a revoke cost) is an examination, not a fault
+        for key, head, note in SEVERITIES:
+            if sev.get(key) or key == "error":
+                self.w(f'<div class="sev-{key}"><dt>{head}</dt><dd>{sev.get(key, 0)}</dd>'
+                       f'<dd class="note">{_e(note)}</dd></div>\n')
+        if r.analysed:
+            self.w(f'<div><dt>Perfect play</dt><dd>{r.analysed}</dd><dd class="note">hands examined</dd></div>\n')
+        self.w("</dl>\n")
         if r.findings:
+            shown = [(k, h) for k, h, _ in SEVERITIES if sev.get(k)]
             self.w('<div class="table-wrap"><table class="kinds">\n<caption>Findings by kind</caption>\n',
-                   '<thead><tr><th scope="col">Kind</th><th scope="col" class="n">Findings</th>'
+                   '<thead><tr><th scope="col">Kind</th>',
+                   "".join(f'<th scope="col" class="n">{h}</th>' for _, h in shown),
                    '<th scope="col">Codes</th></tr></thead>\n<tbody>\n')
-            for kind, n, codes in r.kinds():
-                self.w(f'<tr><th scope="row">{_e(kind)}</th><td class="n">{n}</td><td>{_e(", ".join(codes))}</td>'
+            for kind, rows in _by_kind(r.findings):
+                counts = Counter(f.severity or "error" for f in rows)
+                codes = Counter(f.code for f in rows)
+                self.w(f'<tr><th scope="row"><a href="#findings-{_e(kind)}">{_e(kind)}</a></th>',
+                       "".join(f'<td class="n">{counts.get(k) or ""}</td>' for k, _ in shown),
+                       f"<td>{_e(', '.join(f'{c} ×{n}' if n > 1 else c for c, n in sorted(codes.items())))}</td>"
                        "</tr>\n")
             self.w("</tbody>\n</table></div>\n")
         else:
@@ -1012,14 +1358,14 @@ class _Html:
         if len(r.events) > 1:
             self.w('<div class="table-wrap"><table class="events">\n<caption>Events</caption>\n<thead><tr>'
                    '<th scope="col">Event</th><th scope="col">Dates</th><th scope="col" class="n">Games</th>'
-                   '<th scope="col">Won most games</th><th scope="col" class="n">Findings</th></tr></thead>\n'
+                   '<th scope="col">Won most games</th><th scope="col" class="n">Errors</th></tr></thead>\n'
                    "<tbody>\n")
             for ev in r.events:
                 rows, unit = (ev.teams, "team") if ev.teams else (ev.players, "player")
                 top = ", ".join(row[unit] for row in rows if row["place"] == 1 and row["games_won"])
-                n = sum(len(g.findings) for g in ev.games)
+                n = sum(1 for g in ev.games for f in g.findings if f.severity != "info")
                 self.w(f'<tr><th scope="row"><a href="#standings-{ev.anchor}">{_e(ev.label)}</a></th>'
-                       f"<td>{_e(ev.dates)}</td><td class=\"n\">{len(ev.games)}</td><td>{_e(top or '—')}</td>"
+                       f"<td>{_event_dates_html(ev)}</td><td class=\"n\">{len(ev.games)}</td><td>{_e(top or '—')}</td>"
                        f'<td class="n">{n}</td></tr>\n')
             self.w("</tbody>\n</table></div>\n")
         self.w("</section>\n")
@@ -1027,16 +1373,39 @@ class _Html:
     def standings(self) -> None:
         self.w('<section id="standings" aria-labelledby="standings-h">\n<h2 id="standings-h">Standings</h2>\n',
                '<p class="note">Placed by games won, then win %, then points per hand, on the recomputed scores: '
-               "the figures of <code>auditor stats</code>.</p>\n")
+               "the figures of <code>auditor stats</code>.")
+        if self.r.analysed:
+            self.w(" Accuracy is under perfect play: the points each player's mistakes cost their side per 100 "
+                   "cards played, and mistakes per hand examined.")
+        self.w("</p>\n")
+        if not self.r.analysed:
+            self.no_analysis()
         for ev in self.r.events:
             self.w(f'<section class="event-standings" id="standings-{ev.anchor}">\n<h3>{_e(ev.label)}</h3>\n')
             if ev.dates:
-                self.w(f'<p class="meta">{_e(ev.dates)} · {len(ev.games)} game{"s" * (len(ev.games) != 1)}</p>\n')
+                self.w(f'<p class="meta">{_event_dates_html(ev)} · {_e(plural(len(ev.games), "game"))}</p>\n')
             if ev.teams is not None:
-                self.league(ev.teams, "team", f"Teams, {ev.label}")
-            self.league(ev.players, "player", f"Players, {ev.label}")
+                partnership = sum(1 for g in ev.games if g.rules is not None and g.rules.partnership)
+                caption = f"Teams, {ev.label}"
+                if ev.mixed:
+                    caption += (f": the sides of the {plural(partnership, 'partnership game')} only (of "
+                                f"{len(ev.games)})")
+                self.league(ev.teams, "team", caption)
+            caption = f"Players, {ev.label}"
+            if ev.mixed:
+                caption += (": every game, each partner credited with the team's points in partnership games, "
+                            "a player alone with their own")
+            self.league(ev.players, "player", caption)
+            self.accuracy_chart(ev)
             self.w("</section>\n")
         self.w("</section>\n")
+
+    def no_analysis(self) -> None:
+        """Where the section on perfect play would be: how to get it."""
+        self.w('<p class="note no-analysis">Perfect play (par beside each hand\'s result, each player\'s accuracy, '
+               "the costliest mistakes, claims) is not in this report: its hands were not examined. "
+               f"<code>{_e(NO_ANALYSIS[0])}</code> examines them; for a dataset, <code>{_e(NO_ANALYSIS[1])}</code> "
+               "before the report.</p>\n")
 
     def league(self, rows: list[dict], unit: str, caption: str) -> None:
         cols = standings_columns(rows, unit)
@@ -1054,9 +1423,27 @@ class _Html:
                 elif key == "place":
                     self.w(f'<td class="n">{_place(rows, i)}</td>')
                 else:
-                    self.w(f'<td class="n">{_e(_num(row.get(key)))}</td>')
+                    self.w(f'<td class="n">{_e(_num(row.get(key), 2 if key in ACCURACY else 1))}</td>')
             self.w("</tr>\n")
         self.w("</tbody>\n</table></div>\n")
+
+    def accuracy_chart(self, ev: EventReport) -> None:
+        """Each player's points lost per 100 cards as bars, best first: where a table of figures is hard
+        to compare at a glance."""
+        rows = sorted((r for r in ev.players if r.get("cards_analysed")),
+                      key=lambda r: (r["points_lost_per_100_cards"] or 0, r["player"]))
+        if len(rows) < 2:
+            return
+        if self.painter is None:
+            self.painter = Charts()
+        key = f"accuracy-{ev.anchor}"
+        title = f"Points lost to mistakes per 100 cards, {ev.label} (fewer is better)"
+        svg = self.painter.bars([r["player"] for r in rows], [r["points_lost_per_100_cards"] or 0 for r in rows],
+                                key, "points lost per 100 cards")
+        svg = svg.replace(">", f'><title id="{key}-title">{_e(title)}</title>', 1)
+        self.w(f'<figure class="chart accuracy" data-bars="{len(rows)}">\n{svg}\n<figcaption>{_e(title)}; '
+               "mistakes per hand: " + ", ".join(f"{_e(r['player'])} {_num(r['mistakes_per_hand'], 2)}" for r in rows)
+               + ".</figcaption>\n</figure>\n")
 
     def findings_index(self) -> None:
         r = self.r
@@ -1065,19 +1452,39 @@ class _Html:
             self.w("<p>None: the audit found nothing to rule on.</p>\n</section>\n")
             return
         games = {g.game_id: g for g in r.games}
-        self.w('<p class="note">Every finding of the audit, game by game in the order of the games below; each links '
-               "to its ruling, with its game.</p>\n")
-        self.w('<div class="table-wrap"><table class="findings">\n<caption>Findings</caption>\n<thead><tr>'
-               '<th scope="col" class="n">#</th><th scope="col">Code</th><th scope="col">Game</th>'
-               '<th scope="col" class="n">Hand</th><th scope="col">Who</th><th scope="col">What</th></tr></thead>\n'
-               "<tbody>\n")
-        for f in r.findings:
-            g = games.get(f.game_id) if f.game_id else None
-            link = f'<a href="#{f.anchor}">{_e(f.code)}</a>'
-            self.w(f'<tr id="row-{f.anchor}" data-code="{_e(f.code)}"><td class="n">{f.number}</td>'
-                   f'<td class="code">{link}</td><td>{_e(g.name if g else f.file)}</td>'
-                   f'<td class="n">{_e(_num(f.hand))}</td><td>{_e(f.player or "—")}</td><td>{_e(f.title)}</td></tr>\n')
-        self.w("</tbody>\n</table></div>\n")
+        sev = r.severities()
+        self.w(f'<p class="note">{_e(_severity_words(r))}, by kind and code; each links to its ruling, with its game '
+               "(the rulings are numbered down the page, game by game).")
+        if sev.get("info"):
+            self.w(" Information is an examination, not a fault: R503 says what a revoke cost the innocent side; "
+                   "the penalty is its R501's.")
+        self.w("</p>\n")
+        # the buttons need the page's script; without it every group is there, and folds by hand
+        self.w('<p class="filter" hidden>Show: <button type="button" data-show="all" aria-pressed="true">all</button> '
+               + " ".join(f'<button type="button" data-show="{k}" aria-pressed="false">{_e(h.lower())} ({sev[k]})'
+                          "</button>" for k, h, _ in SEVERITIES if sev.get(k)) + "</p>\n")
+        many = len(r.findings) > FINDINGS_OPEN
+        for kind, rows in _by_kind(r.findings):
+            self.w(f'<section class="kind" id="findings-{_e(kind)}">\n<h3>{_e(KIND_WORDS.get(kind, kind))}</h3>\n')
+            for code, group in _by_code(rows):
+                severity = group[0].severity or "error"
+                title = group[0].title
+                opened = "" if many or severity == "info" else " open"
+                self.w(f'<details class="code-group" data-code="{_e(code)}" data-severity="{_e(severity)}"{opened}>'
+                       f'<summary><span class="code">{_e(code)}</span> {_e(title)} · {len(group)} · '
+                       f'<span class="sev {_e(severity)}">{_e(SEVERITY_WORD.get(severity, severity))}</span></summary>\n'
+                       + (f'<p class="why">{_e(CATALOG[code].why)}</p>\n' if self.why_once and code in CATALOG else "")
+                       + f'<div class="table-wrap"><table class="findings">\n<caption class="vh">{_e(code)}: {_e(title)}</caption>\n'
+                       '<thead><tr><th scope="col" class="n">#</th><th scope="col">Game</th>'
+                       '<th scope="col" class="n">Hand</th><th scope="col">Who</th><th scope="col">Where</th></tr></thead>\n'
+                       "<tbody>\n")
+                for f in group:
+                    g = games.get(f.game_id) if f.game_id else None
+                    self.w(f'<tr id="row-{f.anchor}"><td class="n"><a href="#{f.anchor}">{f.number}</a></td>'
+                           f'<td class="game">{_e(g.name if g else f.file)}</td><td class="n">{_e(_num(f.hand))}</td>'
+                           f'<td>{_e(f.player or "—")}</td><td>{_e(_where_words(f))}</td></tr>\n')
+                self.w("</tbody>\n</table></div>\n</details>\n")
+            self.w("</section>\n")
         loose = [f for f in r.findings if f.game_id is None]
         if loose:
             self.w('<h3 id="files-h">Files no game was read from</h3>\n')
@@ -1092,7 +1499,13 @@ class _Html:
             self.w(f'<p class="note">{len(r.games)} games: each game\'s detail is folded; open one from its '
                    'line, or <button type="button" data-toggle="open">open all</button> '
                    '<button type="button" data-toggle="close">fold all</button>.</p>\n')
-        if len(self.charted) < len(r.games):
+        if len(self.detailed) < len(r.games):
+            self.w(f'<p class="note">{len(self.detailed)} of the {len(r.games)} games are shown in full: those the '
+                   "audit has something to say about (a finding, or a sheet that departs from it). Every other "
+                   "game has its line in its event's results, and its sheet agrees with the audit in every entry; "
+                   "<code>auditor report --detail all</code> shows every game, <code>auditor replay FILE --game "
+                   "GAME</code> walks one.</p>\n")
+        if len(self.charted) < len(self.detailed):
             self.w(f'<p class="note">Charts of the running totals: {len(self.charted)} of the {len(r.games)} games'
                    + (" (the first games the audit found something in)" if self.charted else "")
                    + ". <code>auditor report --charts all</code> draws every game's, at about 20 ms a chart.</p>\n")
@@ -1101,45 +1514,48 @@ class _Html:
                    f'<h3 id="{ev.anchor}-h">{_e(ev.label)}</h3>\n')
             self.game_index(ev)
             for g in ev.games:
-                self.game(g)
+                if g.index in self.detailed:
+                    self.game(g)
             self.w("</section>\n")
         self.w("</section>\n")
 
     def game_index(self, ev: EventReport) -> None:
         self.w(f'<div class="table-wrap"><table class="results">\n<caption>Results, {_e(ev.label)}</caption>\n'
                '<thead><tr><th scope="col">Game</th><th scope="col">Date</th><th scope="col">Winner</th>'
-               '<th scope="col">Final</th><th scope="col" class="n">Hands</th><th scope="col" class="n">Findings</th>'
+               '<th scope="col">Final</th><th scope="col" class="n">Hands</th><th scope="col" class="n">Errors</th>'
                "</tr></thead>\n<tbody>\n")
         for g in ev.games:
             final = ", ".join(f"{s} {g.final[s].total}" for s in g.sides if s in g.final)
-            self.w(f'<tr><th scope="row"><a href="#{g.anchor}">{_e(g.name)}</a></th>'
-                   f"<td>{_e(g.date.isoformat() if g.date else '—')}</td><td>{_e(g.winner or 'not finished')}</td>"
-                   f'<td>{_e(final)}</td><td class="n">{len(g.hands)}</td><td class="n">{len(g.findings) or ""}</td>'
+            errors = sum(1 for f in g.findings if f.severity != "info")
+            name = f'<a href="#{g.anchor}">{_e(g.name)}</a>' if g.index in self.detailed else _e(g.name)
+            self.w(f'<tr><th scope="row">{name}</th>'
+                   f"<td>{_date_html(g.date) if g.date else '—'}</td><td>{_e(g.winner or 'not finished')}</td>"
+                   f'<td>{_e(final)}</td><td class="n">{len(g.hands)}</td><td class="n">{errors or ""}</td>'
                    "</tr>\n")
         self.w("</tbody>\n</table></div>\n")
 
     # -- one game
 
     def game(self, g: GameReport) -> None:
-        n = len(g.findings)
-        flag = f' <span class="badge">{n} finding{"s" * (n != 1)}</span>' if n else ""
+        counts = Counter(f.severity or "error" for f in g.findings)
+        flag = "".join(f' <span class="badge {k}">{_e(plural(counts[k], SEVERITY_WORD[k], "information" if k == "info" else None))}</span>'
+                       for k, _, _ in SEVERITIES if counts.get(k))
         head = (f'<h4 class="game-title">Game {_e(g.name)}</h4>{flag} '
                 f'<span class="result">{_e(g.winner + " won" if g.winner else "not finished")}</span>')
-        # A short report shows every game as a section (and prints a page each); a long one folds each
-        # game into a <details> (a click opens it). Chromium keeps an open <details>' content in one
-        # piece across pages, which would strand its heading at the foot of a page.
+        # A short report shows every game as a section; a long one folds each game into a <details> (a
+        # click opens it). Printed, games follow one another, each kept in one piece where it fits a page.
         if self.open:
             self.w(f'<section class="game" id="{g.anchor}" aria-labelledby="{g.anchor}-h">\n'
                    f'<header class="game-head" id="{g.anchor}-h">{head}</header>\n')
         else:
             self.w(f'<details class="game" id="{g.anchor}">\n<summary>{head}</summary>\n')
-        meta = [g.event or "", g.date.isoformat() if g.date else "", g.rules_text or "rules unknown",
-                "players " + ", ".join(g.players)]
+        meta = [_e(g.event or ""), _date_html(g.date) if g.date else "", _e(g.rules_text or "rules unknown"),
+                _e("players " + ", ".join(g.players))]
         if g.rules is not None and g.rules.partnership and g.teams:
-            meta.append("teams " + g.teams)
+            meta.append(_e("teams " + g.teams))
         if g.source:
-            meta.append(g.source)
-        self.w(f'<p class="meta">{_e(" · ".join(m for m in meta if m))}</p>\n')
+            meta.append(_e(g.source))
+        self.w(f'<p class="meta">{" · ".join(m for m in meta if m)}</p>\n')
         self.w(f'<p class="result-line"><strong>Result.</strong> {_e(result_words(g))}')
         if g.winner_differs():
             rec = g.recorded_winner or "nobody"
@@ -1150,11 +1566,53 @@ class _Html:
         if g.index in self.charted and g.hands:
             self.chart(g)
         self.sheet(g)
+        if g.played:
+            self.perfect_play(g)
         if g.findings:
             self.w(f'<h5>Rulings, game {_e(g.name)}</h5>\n')
             for f in g.findings:
                 self.ruling(g, f)
         self.w("</section>\n" if self.open else "</details>\n")
+
+    def perfect_play(self, g: GameReport) -> None:
+        """Each hand's par beside its result, who bid under or over par, the claim, and the game's
+        costliest mistakes with the hand and the trick."""
+        name = _e(g.name)
+        self.w(f'<section class="perfect" aria-label="Perfect play, game {name}">\n'
+               f"<h5>Perfect play, game {name}</h5>\n"
+               "<p class=\"note\">Par is the pitcher's score when everyone plays perfectly from the first lead; the "
+               "result, the score as the cards fell (before revoke penalties).</p>\n"
+               f'<div class="table-wrap"><table class="par">\n<caption>Par beside the result, game {name}</caption>\n'
+               "<thead><tr><th scope=\"col\" class=\"n\">Hand</th>"
+               '<th scope="col">Pitcher</th><th scope="col" class="n">Bid</th><th scope="col" class="n">Par</th>'
+               '<th scope="col" class="n">Result</th><th scope="col">Bid against par</th>'
+               '<th scope="col">Decided</th><th scope="col" class="n">Mistakes</th></tr></thead>\n<tbody>\n')
+        for h in g.hands:
+            p = g.played.get(h.hand)
+            if p is None:
+                continue
+            who = p.pitcher or "—"
+            if p.pitcher_side and p.pitcher_side != p.pitcher:
+                who += f" ({p.pitcher_side})"
+            self.w(f'<tr><th scope="row" class="n">{h.hand}</th><td>{_e(who)}</td>'
+                   f'<td class="n">{p.contract or "—"}</td><td class="n">{_signed(p.par)}</td>'
+                   f'<td class="n">{_signed(p.result)}</td><td>{_e(par_words(p))}</td>'
+                   + (f'<td title="from trick {p.claim} the hand was decided: claim">from trick {p.claim}: claim</td>'
+                      if p.claim else "<td>—</td>")
+                   + f'<td class="n">{_e(f"{p.mistakes} ({points_words(p.lost)})" if p.mistakes else "none")}</td></tr>\n')
+        self.w("</tbody>\n</table></div>\n")
+        if g.mistakes:
+            self.w(f'<p class="note">The costliest {"mistake" if len(g.mistakes) == 1 else "mistakes"} of the game '
+                   "under perfect play: what the card cost its side, and the cards that would have kept the value.</p>\n"
+                   '<ol class="mistakes">\n')
+            for m in g.mistakes:
+                self.w(f'<li id="{m.anchor}" value="{m.number}">{mistake_html(m)}')
+                d = self.r.mistake_diagrams.get(m.number)
+                if d is not None:
+                    self.diagram(d)
+                self.w("</li>\n")
+            self.w("</ol>\n")
+        self.w("</section>\n")
 
     def chart(self, g: GameReport) -> None:
         if self.painter is None:
@@ -1195,11 +1653,12 @@ class _Html:
         name = _e(g.name)
         sides = [(s, _e(s)) for s in g.sides]
         if paired:
-            what = (f"as written (sheet) beside the audit's; each entry is the hand's score, then the {word}. "
-                    "✗ marks a difference, ↳ one carried from an earlier hand")
+            what = (f"The sheet as written (sheet) beside the audit's: each entry is the hand's score, then the "
+                    f"{word}; ✗ marks a difference, ↳ one carried from an earlier hand")
         else:
-            what = f"the sheet agrees with the audit in every entry; each entry is the hand's score, then the {word}"
-        out = [f'<div class="table-wrap"><table class="sheet">\n<caption>Score sheet, game {name}: {what}.</caption>\n'
+            what = f"The sheet agrees with the audit in every entry: each entry is the hand's score, then the {word}"
+        out = [f'<p class="note sheet-note">{what}.</p>\n'
+               f'<div class="table-wrap"><table class="sheet">\n<caption>Score sheet, game {name}</caption>\n'
                '<colgroup><col><col>', "".join('<col class="s"><col>' if paired else '<col class="s">' for _ in sides),
                "<col></colgroup>\n<thead><tr>"]
         if paired:
@@ -1307,7 +1766,8 @@ class _Html:
             where.append(f"trick {f.trick}")
         if f.player:
             where.append(f.player)
-        self.w(f'<article class="ruling" id="{f.anchor}" data-code="{_e(f.code)}">\n'
+        self.w(f'<article class="ruling" id="{f.anchor}" data-code="{_e(f.code)}" '
+               f'data-severity="{_e(f.severity or "error")}">\n'
                f'<h6><span class="code">{_e(f.code)}</span> {_e(f.title)}{sev}</h6>\n'
                f'<p class="meta">Ruling {f.number} · {_e(", ".join(where) or "the whole game" if g else "file")} · '
                f"<code>{_e(f.where)}</code></p>\n"
@@ -1318,7 +1778,7 @@ class _Html:
             self.w(f'<a href="#{rule.anchor}">{_inline_md(rule.label)}</a>. ')
         elif rule is not None:
             self.w(f"{_e(rule.label)}. ")
-        if code is not None:
+        if code is not None and not self.why_once:
             self.w(_e(code.why))
         self.w("</p>\n")
         self.w(f"<p><strong>The score.</strong> {_e(score_ruling(g, f))}</p>\n")
@@ -1331,7 +1791,9 @@ class _Html:
         trump = f"trump {SUIT_SYMBOLS[d.trump]} {SUIT_NAMES[d.trump]}" if d.trump is not None else "trump unknown"
         self.w(f'<figure class="diagram">\n<figcaption>Hand {d.hand}, trick {d.trick}: what each player held as the '
                f"trick began, and the card each played to it ({_e(trump)}). ✗ the card in question")
-        if d.could:
+        if d.could and d.kind == "mistake":
+            self.w("; underlined, the cards that kept the value")
+        elif d.could:
             self.w("; underlined, the cards the rule asked for" + (" (or a trump)" if d.or_trump else ""))
         self.w(".</figcaption>\n<div class=\"table-wrap\"><table class=\"hand\">\n<thead><tr>"
                '<th scope="col">Player</th><th scope="col">Held before the trick</th>'
@@ -1372,9 +1834,9 @@ class _Html:
         self.w("</section>\n")
 
 
-def to_html(report: Report, charts: str = "auto") -> str:
-    """The report as one self-contained HTML page."""
-    return _Html(report, charts).page()
+def to_html(report: Report, charts: str = "auto", detail: str = "auto") -> str:
+    """The report as one self-contained HTML page (``charts``: :func:`chart_games`; ``detail``: :func:`detail_games`)."""
+    return _Html(report, charts, detail).page()
 
 
 # --------------------------------------------------------------------------- Markdown
@@ -1385,9 +1847,11 @@ def _md(text: object) -> str:
     return re.sub(r"([\\|*_`\[\]<>#])", r"\\\1", "" if text is None else str(text))
 
 
-def to_markdown(report: Report) -> str:
-    """The report as Markdown: the summary, the league tables, each game's sheet and every ruling."""
+def to_markdown(report: Report, detail: str = "auto") -> str:
+    """The report as Markdown: the summary, the league tables, each game's sheet (the games
+    :func:`detail_games` picks) and every ruling."""
     r = report
+    shown = detail_games(r, detail)
     out = [f"# {_md(r.title)}", ""]
     ds = sorted(g.date for g in r.games if g.date is not None)
     if ds:
@@ -1395,12 +1859,18 @@ def to_markdown(report: Report) -> str:
                 f"{len(r.games)} games · {len(r.events)} events", ""]
     out += ["## Summary", "", f"- Games: {len(r.games)} ({sum(1 for g in r.games if g.winner)} finished)",
             f"- Hands: {r.hands} ({r.played} played out)", f"- Players: {len(r.players)}",
-            f"- Findings: {len(r.findings)}"]
+            f"- Findings: {_severity_words(r)}"]
     for kind, n, codes in r.kinds():
         out.append(f"  - {kind}: {n} ({', '.join(codes)})")
+    if r.analysed:
+        out.append(f"- Perfect play: {plural(r.analysed, 'hand')} examined")
     out += ["", "## Standings", "",
             "Placed by games won, then win %, then points per hand, on the recomputed scores (the figures of "
             "`auditor stats`).", ""]
+    if not r.analysed:
+        out += ["Perfect play (par beside each hand's result, each player's accuracy, the costliest mistakes, "
+                f"claims) is not in this report: its hands were not examined. `{NO_ANALYSIS[0]}` examines them; "
+                f"for a dataset, `{NO_ANALYSIS[1]}` before the report.", ""]
     for ev in r.events:
         out += [f"### {_md(ev.label)}", ""]
         if ev.dates:
@@ -1423,10 +1893,14 @@ def to_markdown(report: Report) -> str:
         g = games.get(f.game_id) if f.game_id else None
         out += _md_ruling(r, g, f)
     out += ["## Games", ""]
+    if len(shown) < len(r.games):
+        out += [f"{len(shown)} of the {len(r.games)} games are shown: those the audit has something to say about; "
+                "every other game's sheet agrees with the audit in every entry (`--detail all` shows them).", ""]
     for ev in r.events:
         out += [f"### {_md(ev.label)}", ""]
         for g in ev.games:
-            out += _md_game(g)
+            if g.index in shown:
+                out += _md_game(g)
     cited = [x for x in r.rules.values() if x.body is not None]
     if cited:
         out += ["## The rules cited", ""]
@@ -1496,4 +1970,19 @@ def _md_game(g: GameReport) -> list[str]:
         out.append(f"{i}. {_md(_Html._explain(g, h, s, what))}")
     if notes:
         out.append("")
+    if g.played:
+        out += [f"Perfect play, game {_md(g.name)}: par (the pitcher's score when everyone plays perfectly) beside "
+                "the result.", "", "| Hand | Pitcher | Bid | Par | Result | Bid against par | Decided | Mistakes |",
+                "|---:|---|---:|---:|---:|---|---|---:|"]
+        for h in g.hands:
+            p = g.played.get(h.hand)
+            if p is not None:
+                out.append(f"| {h.hand} | {_md(p.pitcher or '—')} | {p.contract or '—'} | {_signed(p.par)} | "
+                           f"{_signed(p.result)} | {_md(par_words(p))} | "
+                           f"{f'from trick {p.claim}: claim' if p.claim else '—'} | "
+                           f"{p.mistakes} |")
+        out.append("")
+        out += [f"- {_md(mistake_words(m))}" for m in g.mistakes]
+        if g.mistakes:
+            out.append("")
     return out

@@ -385,12 +385,13 @@ def is_dataset(path: str | Path) -> bool:
 
 
 @contextmanager
-def open_data(paths: Sequence[str], override: str = "") -> Iterator[Warehouse]:
+def open_data(paths: Sequence[str], override: str = "", analyze: bool = False) -> Iterator[Warehouse]:
     """A warehouse over a dataset, or over logs imported into a temporary dataset.
 
     One path that is a dataset folder is opened as it is; anything else (log files,
     folders of ``*.pitch``, ``-``) is parsed and audited into a dataset that lives as long
-    as the ``with`` block.  No paths at all gives empty views.
+    as the ``with`` block (``analyze``: with the analysis table, as ``import --analyze``).  No paths at
+    all gives empty views.
     """
     if not paths or (len(paths) == 1 and is_dataset(paths[0])):
         wh = connect(paths[0] if paths else None)
@@ -400,11 +401,11 @@ def open_data(paths: Sequence[str], override: str = "") -> Iterator[Warehouse]:
             wh.con.close()
         return
     with tempfile.TemporaryDirectory(prefix="auditor-") as tmp:
-        imported = import_paths(paths, tmp, override=override, summarize=summarize_batch)
+        imported = import_paths(paths, tmp, override=override, summarize=summarize_batch, analyze=analyze)
         missing = [f for f in imported.findings if f.code == "E100"]
-        if missing:
+        if missing and not imported.files:  # nothing to read at all; else the command says what was not there
             raise WarehouseError("; ".join(f.message for f in missing))
-        wh = connect(tmp)
+        wh = connect(tmp if is_dataset(tmp) else None)  # no game read: empty views, not the folder's name
         wh.imported = imported
         try:
             yield wh

@@ -133,7 +133,7 @@ def test_analyze_command_text_and_json():
     r = invoke("analyze", JACK_ESCAPES)
     assert r.exit_code == 0
     assert r.stdout.splitlines()[0].startswith("R503_jack_escapes.pitch#1 hand 1: Ann (NS) pitched S: par 4")
-    assert "trick 2: Ann AD cost 1 point" in r.stdout and "analysed 1 hands" in r.stderr
+    assert "trick 2: Ann AD cost 1 point" in r.stdout and "analysed 1 hand (0 not analysable): 1 mistake, 1 point lost" in r.stderr
     data = json.loads(invoke("analyze", JACK_ESCAPES, "--format", "json").stdout)
     assert data[0]["par"] == 4 and data[0]["revokes"][0]["damage"] == 1 and data[0]["mistakes"] == 1
     assert invoke("analyze", "no-such.pitch").exit_code == 2

@@ -45,7 +45,7 @@ def test_a_sound_dataset_is_sound(ds):
     report = check_dataset(ds)
     assert report.problems == [] and report.generation == 2 and report.batches == 2 and report.files >= 15
     r = invoke("check", ds)
-    assert r.exit_code == 0 and "generation 2, 2 batch(es)" in r.stderr and "sound" in r.stderr
+    assert r.exit_code == 0 and "generation 2, 2 batches" in r.stderr and "sound" in r.stderr
 
 
 def test_a_flipped_bit_is_found_and_named_and_not_repaired(ds):

@@ -80,7 +80,7 @@ def test_audit_out_writes_scores_and_findings(tmp_path, example_file):
 
 def test_import_twice_and_an_unwritable_dataset(tmp_path, example_file):
     r = invoke("import", example_file, "--out", tmp_path / "ds")
-    assert r.exit_code == 0 and "imported 1 new game(s)" in r.stderr
+    assert r.exit_code == 0 and "imported 1 new game from" in r.stderr
     r = invoke("import", example_file, "--out", tmp_path / "ds", "--format", "json")
     assert json.loads(r.stdout)["games_already_present"] == 1
     blocker = tmp_path / "file"
@@ -137,7 +137,7 @@ def test_compact_command(tmp_path, example_file):
     assert invoke("compact", tmp_path / "none").exit_code == 2
     invoke("import", example_file, "--out", tmp_path / "ds")
     r = invoke("compact", tmp_path / "ds")
-    assert r.exit_code == 0 and "1 batch(es) merged into 1" in r.stderr
+    assert r.exit_code == 0 and "1 batch merged into 1" in r.stderr
 
 
 def test_audit_summary_says_when_a_hand_could_not_be_recomputed(tmp_path):
@@ -232,3 +232,15 @@ def test_the_audit_command_loads_no_heavy_library():
     assert r.returncode == 0, r.stderr
     assert "findings" in r.stderr  # the audit did run: its summary
     assert r.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_finding_of_the_parser_names_its_game_as_the_audit_does(tmp_path):
+    """A game without a GameId is FILE#N in every finding, the parser's (E1xx) as the engine's."""
+    log = tmp_path / "typo.pitch"
+    log.write_text('[Rules "auction"]\n[Players "Ann Bob Dan"]\n\nhand 1\ndealer Ann\nbisd Bob 2, Dan pass, Ann pass\n'
+                   "1. Bob:AS Dan:1OS Ann:QS\n")
+    found = json.loads(invoke("audit", log, "--format", "json").stdout)
+    assert {f["code"] for f in found} >= {"E102", "E103"}
+    assert {f["game"] for f in found} == {"typo.pitch#1"}
+    text = invoke("audit", log).stdout
+    assert "\x00" not in text and text.splitlines()[0] == "typo.pitch#1 hand 1"

@@ -269,3 +269,25 @@ def test_query_runs_one_statement_and_refuses_several_rather_than_show_only_the_
     assert r.exit_code == 2 and "2 statements" in r.stderr and r.stdout == ""
     r = invoke("query", "--data", str(ds), "--format", "csv", "SELECT 2 AS b;")  # a trailing `;` is one statement
     assert r.exit_code == 0 and r.stdout.splitlines() == ["b", "2"]
+
+
+def test_stats_and_query_warn_after_check_found_a_damaged_file(tmp_path):
+    root = tmp_path / "ds"
+    assert invoke("import", str(FIXTURES / "club.pitch"), "--out", str(root)).exit_code == 0
+    assert "warning" not in invoke("stats", str(root)).stderr
+    plays = next((root / "current").glob("batch=*/plays.parquet")).resolve()
+    data = bytearray(plays.read_bytes())
+    original = bytes(data)
+    data[len(data) // 2] ^= 0x01  # a flipped bit in the middle of a column: the file still reads
+    plays.write_bytes(bytes(data))
+    assert "warning" not in invoke("stats", str(root)).stderr  # nobody has looked yet
+    r = invoke("check", str(root))
+    assert r.exit_code == 1 and "plays.parquet" in r.stdout
+    for args in (["stats", str(root)], ["query", "--data", str(root), "SELECT count(*) FROM games"],
+                 ["report", str(root), "-o", str(tmp_path / "r.html")]):
+        r = invoke(*args)
+        assert "warning: `auditor check` found 1 problem in" in r.stderr and "plays.parquet" in r.stderr, args
+        assert "figures may be wrong" in r.stderr
+    plays.write_bytes(original)
+    assert invoke("check", str(root)).exit_code == 0
+    assert "warning" not in invoke("stats", str(root)).stderr  # sound again: no more warning

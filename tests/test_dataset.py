@@ -188,14 +188,37 @@ def test_a_dask_cluster_gives_the_same_dataset(tmp_path, logs, monkeypatch):
     assert snapshot(tmp_path / "local") == snapshot(tmp_path / "dask")
 
 
-def _die_once(marker: str, chunks, *args):
+def test_a_dask_worker_knows_the_house_presets_of_the_configuration(tmp_path):
+    """A worker is another process: a game whose Rules tag names a club's own preset is read
+    and scored there as at home, not refused as an unknown preset."""
+    distributed = pytest.importorskip("distributed")
+    from auditor.rules import define_house_presets
+
+    text, _ = simulate("auction", games=2, seed=1)
+    log = tmp_path / "club.pitch"
+    log.write_text(re.sub(r'\[Rules "[^"]*"\]', '[Rules "thursday"]', text), encoding="utf-8")
+    define_house_presets({"thursday": {"base": "auction"}})
+    try:
+        local = import_paths([str(log)], tmp_path / "local")
+        with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                      dashboard_address=None) as c, distributed.Client(c) as client:
+            remote = import_paths([str(log)], tmp_path / "dask", scheduler=client)
+    finally:
+        define_house_presets({})
+    assert local.findings == [] and local.games_new == 2
+    assert [f.code for f in remote.findings] == []
+    assert read_table(tmp_path / "dask", "games").column("preset").to_pylist() == ["thursday"] * 2
+    assert snapshot(tmp_path / "local") == snapshot(tmp_path / "dask")
+
+
+def _die_once(marker: str, chunks, *args, **kw):
     """A task that kills its worker process the first time it runs (the marker file remembers)."""
     import os
 
     if not os.path.exists(marker):
         open(marker, "w").close()
         os._exit(1)
-    return ds_mod.run_task(chunks, *args)
+    return ds_mod.run_task(chunks, *args, **kw)
 
 
 def test_a_worker_killed_mid_task_neither_loses_nor_duplicates_games(tmp_path, logs, monkeypatch):
@@ -306,7 +329,7 @@ def downgrade_to_v1(root) -> None:
 
 def test_version_1_schema_is_version_2_without_its_additions():
     doc = ds_mod.load_schema_doc()
-    assert doc["schema_version"] == 6
+    assert doc["schema_version"] == 7
     for t, cols in ADDED_IN_V2.items():
         assert set(cols) <= set(SCHEMAS[t].names), t
     assert set(NEW_TABLES_IN_V2) <= set(TABLES)
@@ -344,6 +367,23 @@ def test_batches_of_schema_version_1_read_and_compact(tmp_path, logs, monkeypatc
     hands = read_table(root, "hands").to_pylist()
     assert {h["points_in_play"] for h in hands} == {None, 10, 4}
     assert read_table(root, "exchanges").num_rows > 0
+
+
+def test_findings_of_schema_version_6_read_with_their_fields_null(tmp_path, example_file):
+    """Version 7 added the findings' typed fields: a batch written before has none, and reads as null."""
+    bad = tmp_path / "bad.pitch"
+    bad.write_text(example_file.read_text().replace("score Ann 3, Bob 0, Cal 1, Dee 0", "score Ann 3, Bob 0, Cal 0, Dee 1"))
+    root = tmp_path / "ds"
+    import_paths([str(bad)], root)
+    rows = read_table(root, "findings").to_pylist()
+    assert rows and all(isinstance(json.loads(r["fields"]), dict) for r in rows)
+    for f in ds_mod.current(root).glob("batch=*/findings.parquet"):
+        table = pq.read_table(f).drop_columns(["fields"])
+        pq.write_table(table.replace_schema_metadata({**table.schema.metadata, b"schema_version": b"6"}), f,
+                       compression="zstd")
+    old = read_table(root, "findings").to_pylist()
+    assert [r["fields"] for r in old] == [None] * len(rows)
+    assert [{**r, "fields": None} for r in rows] == old
 
 
 # --------------------------------------------------------------------------- a dataset written by auditor 0.2

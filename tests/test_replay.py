@@ -561,3 +561,56 @@ def test_a_made_and_a_failed_moon_are_spelt_out():
     out = " ".join(show(render_hand(build_hand_view(game, result, 1)), 100).split())
     assert "bid 10 (moon), made 9: set, goes back 10." in out
     assert "NS shot the moon and failed, so EW win the game." in out
+
+
+# --------------------------------------------------------------------------- revokes called at the table, claims
+
+
+def test_a_revoke_called_at_the_table_is_shown_at_its_trick_with_the_verdict():
+    # the call the record bears out: Dee revoked in trick 2
+    called = REVOKE.replace("1. Bob:3S", "revoke Dee trick 2\n1. Bob:3S")
+    view = view_of(called)
+    assert [c.player for c in view.tricks[1].calls] == ["Dee"] and view.calls == []
+    out = " ".join(show(render_hand(view, Layout(100)), 100).split())
+    second = " ".join(section(show(render_hand(view, Layout(100)), 100), "Trick 2 of 6", "Trick 3 of 6").split())
+    assert ("revoke called at the table line 8:8 Dee in trick 2 · the record bears it out: Dee revoked in trick 2 "
+            "(R501, line 10:11)") in second
+    assert out.count("revoke called at the table") == 1
+    # a call the record does not bear out: Cal followed suit in trick 3; the R502 follows the call
+    wrong = REVOKE.replace("1. Bob:3S", "revoke Cal trick 3\n1. Bob:3S")
+    third = " ".join(section(show(render_hand(view_of(wrong), Layout(100)), 100), "Trick 3 of 6",
+                             "Trick 4 of 6").split())
+    assert "revoke called at the table line 8:8 Cal in trick 3 · the record does not bear it out (R502 below)" \
+        in third
+    assert third.index("revoke called") < third.index("R502 line 8:8")
+    # a call without a trick goes to the caller's revoke in the record
+    untimed = REVOKE.replace("1. Bob:3S", "revoke Dee\n1. Bob:3S")
+    assert [c.player for c in view_of(untimed).tricks[1].calls] == ["Dee"]
+    # one naming a trick the record does not have is shown with the points, unruled
+    late = REVOKE.replace("1. Bob:3S", "revoke Ann trick 9\n1. Bob:3S")
+    v = view_of(late)
+    assert [c.player for c in v.calls] == ["Ann"]
+    assert "revoke called at the table line 8:8 Ann in trick 9" in " ".join(show(render_hand(v, Layout(100)),
+                                                                                   100).split())
+
+
+def test_the_replay_says_from_which_trick_the_hand_was_decided(tmp_path):
+    """`replay --hand` shows the analysis's claim at its trick, and again under --analyze."""
+    from typer.testing import CliRunner
+
+    from auditor.cli import app
+    from auditor.engine import analyze_games
+
+    log = tmp_path / "revoke.pitch"
+    log.write_text(REVOKE)
+    games, _ = parse_text(REVOKE, str(log))
+    (a,) = analyze_games(games)[0]
+    assert a.claim is not None and 1 <= a.claim <= 6
+    r = CliRunner().invoke(app, ["replay", str(log), "--hand", "1", "--width", "100"])
+    assert r.exit_code == 0
+    text = r.stdout
+    at = text.index(f"From trick {a.claim} the hand was decided: claim")
+    assert text.index(f"Trick {a.claim} of 6") > at  # just before its trick
+    assert a.claim == 1 or text.index(f"Trick {a.claim - 1} of 6") < at
+    r = CliRunner().invoke(app, ["replay", str(log), "--hand", "1", "--width", "100", "--analyze"])
+    assert r.stdout.count(f"From trick {a.claim} the hand was decided: claim") == 2

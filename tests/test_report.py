@@ -60,8 +60,38 @@ def page(tmp_path_factory, dataset) -> tuple[Path, str]:
     out = tmp_path_factory.mktemp("page") / "report.html"
     r = runner.invoke(app, ["report", str(dataset), "-o", str(out)])
     assert r.exit_code == 0, r.output
-    assert re.search(r"wrote .*report\.html: 27 game\(s\) in 9 event\(s\), 34 finding\(s\), \d+ kB", r.stderr)  # 26 verdicts and the R503 beside each of the 8 revokes
+    assert re.search(r"wrote .*report\.html: 27 games in 9 events, 34 findings, \d+ kB", r.stderr)  # 26 verdicts and the R503 beside each of the 8 revokes
     return out, out.read_text("utf-8")
+
+
+@pytest.fixture(scope="module")
+def analysed(tmp_path_factory) -> tuple[Path, str, rp.Report]:
+    """The sample logs imported with --analyze, and `auditor report DATASET -o report.html`: the page with
+    the section on perfect play, and its report."""
+    root = tmp_path_factory.mktemp("analysed-ds") / "club.parquet"
+    import_paths([str(SAMPLE_LOGS)], root, summarize=summarize_batch, analyze=True)
+    out = root.parent / "report.html"
+    r = runner.invoke(app, ["report", str(root), "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    w = connect(root)
+    try:
+        report = rp.collect(w)
+    finally:
+        w.con.close()
+    return out, out.read_text("utf-8"), report
+
+
+def test_report_analyze_reads_logs_as_import_analyze_does(tmp_path, analysed):
+    """`report LOGS --analyze` gives the page a dataset imported with --analyze gives."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    shutil.copy(SAMPLE_LOGS / "setback.pitch", logs / "setback.pitch")
+    ds = tmp_path / "ds"
+    assert runner.invoke(app, ["import", str(logs), "--out", str(ds), "--analyze"]).exit_code == 0
+    a = runner.invoke(app, ["report", str(ds), "-o", "-", "--format", "md"])
+    b = runner.invoke(app, ["report", str(logs), "--analyze", "-o", "-", "--format", "md"])
+    assert a.exit_code == b.exit_code == 0 and a.stdout == b.stdout
+    assert "| Hand | Pitcher | Bid | Par | Result | Bid against par | Decided | Mistakes |" in a.stdout
 
 
 def audited(paths) -> list[tuple]:
@@ -227,7 +257,7 @@ def test_the_page_is_one_self_contained_file(page):
 
 def test_the_page_shows_every_game_finding_and_chart(page, sample):
     _, text = page
-    assert text.count('<section class="game"') == 27 and "<details" not in text  # short: every game shown
+    assert text.count('<section class="game"') == 27 and '<details class="game"' not in text  # short: every game shown
     numbers = [int(n) for n in re.findall(r'<article class="ruling" id="f(\d+)"', text)]
     assert numbers == list(range(1, 35))  # numbered down the page (26 verdicts, and an R503 with each of 8 R501)
     charts = re.findall(r'<figure class="chart" data-series="(\d+)">(.*?)</figure>', text, flags=re.S)
@@ -269,7 +299,7 @@ def test_a_dataset_and_the_logs_give_the_same_report(tmp_path):
     b = runner.invoke(app, ["report", str(logs), "-o", "-", "--format", "md", "--event", "Setback league"])
     assert a.exit_code == b.exit_code == 0
     assert a.stdout == b.stdout and a.stdout.startswith("# Setback league: results\n")
-    assert "wrote stdout: 3 game(s) in 1 event(s), 4 finding(s)" in a.stderr  # the R501 with its R503
+    assert "wrote stdout: 3 games in 1 event, 4 findings" in a.stderr  # the R501 with its R503
 
 
 def test_command_errors(dataset, tmp_path):
@@ -291,6 +321,163 @@ def test_charts_for_every_game_or_the_games_with_findings_only(sample, page):
     assert disputed == {g.index for g in sample.games if g.findings or rp.sheet_differences(g)}
     assert 0 < len(disputed) < len(sample.games) and rp.chart_games(sample, "none") == set()
     assert "<svg" not in rp.to_html(sample, charts="none")
+
+
+# --------------------------------------------------------------------------- errors apart from information
+
+
+def test_errors_and_information_are_counted_apart(sample, page):
+    _, text = page
+    sev = sample.severities()
+    assert sev["info"] == 8 and sev["error"] + sev.get("warning", 0) == 26 and sum(sev.values()) == 34
+    figures = dict(re.findall(r'<div class="sev-(\w+)"><dt>\w+</dt><dd>(\d+)</dd>', text))
+    assert figures == {k: str(n) for k, n in sev.items()}
+    # the findings table: a group per code, under its kind, each with its severity
+    groups = re.findall(r'<details class="code-group" data-code="(\w+)" data-severity="(\w+)"', text)
+    assert Counter(c for c, _ in groups) == Counter(set(f.code for f in sample.findings))
+    assert dict(groups)["R503"] == "info" and dict(groups)["R501"] == "error"
+    kinds = re.findall(r'<section class="kind" id="findings-(\w+)">', text)
+    assert kinds == [k for k, _ in rp._by_kind(sample.findings)] and kinds[0] == "input"
+    for code, _ in groups:  # each group lists its findings, and only those, each linking to its ruling
+        body = text[text.index(f'data-code="{code}" data-severity'):]
+        body = body[:body.index("</details>")]
+        assert sorted(map(int, re.findall(r'<a href="#f(\d+)">', body))) == \
+            sorted(f.number for f in sample.findings if f.code == code)
+    # the games' results count errors, not examinations
+    assert "Findings and rulings (34 findings: 26 errors, 8 information)" in text
+
+
+def test_a_season_folds_its_findings_groups(sample):
+    text = rp.to_html(sample, charts="none")
+    assert re.search(r'data-code="R501" data-severity="error" open>', text)  # 34 findings: open
+    assert re.search(r'data-code="R503" data-severity="info">', text)  # information folded
+    many = rp.Report(**{**sample.__dict__, "findings": sample.findings * 2})
+    assert not re.search(r'class="code-group"[^>]* open>', rp.to_html(many, charts="none"))
+
+
+# --------------------------------------------------------------------------- a mixed event
+
+
+MIXED = NOTATION_EXAMPLE.replace('[Date "2026.11.19"]', '[Date "2026.11.19"]\n[GameId "solo"]') + """
+[Event "Thursday club"]
+[Date "2026.11.19"]
+[GameId "pairs"]
+[Rules "partnership"]
+[Players "Ann Bob Cal Dee"]
+[Teams "NS: Ann Cal; EW: Bob Dee"]
+
+hand 1
+dealer Ann
+bids Bob 2, Cal pass, Dee pass, Ann pass
+1. Bob:AS Cal:3S Dee:9S Ann:KS
+2. Bob:JS Cal:4S Dee:TD Ann:2S
+3. Bob:7H Cal:KH Dee:2H Ann:5H
+4. Cal:QC Dee:AC Ann:3C Bob:6C
+5. Dee:TH Ann:8H Bob:9H Cal:4H
+6. Dee:5D Ann:6D Bob:9D Cal:KD
+score NS 0, EW 4
+total NS 0, EW 4
+"""
+
+
+def test_a_mixed_event_keeps_solo_players_out_of_the_team_table(tmp_path):
+    log = tmp_path / "thursday.pitch"
+    log.write_text(MIXED, "utf-8")
+    with open_data([str(log)]) as w:
+        report = rp.collect(w)
+        everyone = stats(w, "team", event="Thursday club").to_pylist()
+    (ev,) = report.events
+    assert ev.mixed and {g.name for g in ev.games} == {"solo", "pairs"}
+    assert {r["team"] for r in everyone} > {"NS", "EW"}  # stats --by team counts a player alone as a side
+    assert [r["team"] for r in ev.teams] == ["EW", "NS"] and [r["place"] for r in ev.teams] == [1, 2]
+    for row in ev.teams:  # the figures are stats' own
+        assert {k: v for k, v in row.items() if k not in ("place", "event")} == \
+            {k: v for k, v in next(r for r in everyone if r["team"] == row["team"]).items() if k != "place"}
+    text = rp.to_html(report, charts="none")
+    assert "<caption>Teams, Thursday club: the sides of the 1 partnership game only (of 2)</caption>" in text
+    assert "<caption>Players, Thursday club: every game, each partner credited with the team" in text
+
+
+# --------------------------------------------------------------------------- perfect play
+
+
+def test_par_beside_each_result_is_the_analysis_of_every_hand(analysed):
+    from auditor.engine import analyze_games
+
+    _, _, report = analysed
+    games = {(g.source, g.name): g for g in report.games}
+    files, _ = expand_paths([str(SAMPLE_LOGS)])
+    seen = 0
+    for f in files:
+        parsed, _ = parse_file(f)
+        for game, hands in zip(parsed, analyze_games(parsed)):
+            mine = games[(f, game.name)]
+            for a in hands:
+                if a.not_analysable:
+                    assert a.hand not in mine.played
+                    continue
+                p = mine.played[a.hand]
+                assert (p.par, p.result, p.claim, p.contract, p.pitcher) == (a.par, a.result, a.claim, a.contract,
+                                                                             a.pitcher), (game.name, a.hand)
+                assert (p.mistakes, p.lost) == (len(a.mistakes), sum(m.cost for m in a.mistakes))
+                seen += 1
+            # the costliest mistakes of the game, most costly first
+            every = sorted(((m.cost, a.hand, m.trick, m.player, m.card) for a in hands if not a.not_analysable
+                            for m in a.mistakes), key=lambda m: (-m[0], m[1], m[2]))
+            assert [(m.cost, m.hand, m.trick, m.player, m.card) for m in mine.mistakes] == \
+                every[:rp.MISTAKES_SHOWN]
+    assert seen == report.analysed > 150
+
+
+def test_who_bid_under_or_over_par_agrees_with_the_stats(analysed):
+    _, _, report = analysed
+    for ev in report.events:
+        over, under = Counter(), Counter()
+        for g in ev.games:
+            for p in g.played.values():
+                who = p.pitcher
+                over[who] += p.bid_vs_par == "over"
+                under[who] += p.bid_vs_par == "under"
+        for row in ev.players:
+            if row["cards_analysed"]:
+                assert (row["unmakeable_bids"], row["underbids"]) == (over[row["player"]], under[row["player"]])
+
+
+def test_the_section_on_perfect_play(analysed):
+    _, text, report = analysed
+    assert text.count('<section class="perfect"') == len([g for g in report.games if g.played]) > 20
+    # accuracy in the standings, as stats computes it
+    assert "Lost /100 cards</th>" in text and "Mistakes /hand</th>" in text
+    thursday = next(e for e in report.events if e.name == "Thursday club")
+    ann = next(r for r in thursday.players if r["player"] == "Ann")
+    assert ann["points_lost_per_100_cards"] is not None and ann["mistakes_per_hand"] is not None
+    assert len(re.findall(r'<figure class="chart accuracy" data-bars="(\d+)">', text)) == len(report.events)
+    # claims, in the words of replay
+    claims = [(g, p) for g in report.games for p in g.played.values() if p.claim]
+    assert claims and len(re.findall(r'title="from trick (\d+) the hand was decided: claim">from trick \1: claim<',
+                                     text)) == len(claims)
+    # each costliest mistake: the cards that kept the value, and (a short report) its hand and trick
+    g = next(g for g in report.games if g.mistakes)
+    m = g.mistakes[0]
+    d = report.mistake_diagrams[m.number]
+    assert (d.hand, d.trick, d.player, rp.CARD_NAMES[d.card]) == (m.hand, m.trick, m.player, m.card)
+    assert {rp.CARD_NAMES[c] for c in d.could} == set(m.better) and d.kind == "mistake"
+    assert f'<li id="{m.anchor}" value="{m.number}">' in text
+    assert "underlined, the cards that kept the value" in text
+    assert "is not in this report" not in text
+    md = rp.to_markdown(report)
+    assert "| Hand | Pitcher | Bid | Par | Result | Bid against par | Decided | Mistakes |" in md
+
+
+def test_a_report_without_analysis_says_how_to_get_it(page, wh):
+    _, text = page  # from a dataset imported without --analyze
+    assert "Perfect play (par beside each hand's result" in text
+    assert ("<code>auditor report LOGS --analyze</code> examines them; for a dataset, "
+            "<code>auditor import LOGS --out DATASET --analyze</code> before the report.") in text
+    r = runner.invoke(app, ["report", str(SAMPLE_LOGS / "setback.pitch"), "-o", "-", "--format", "md"])
+    assert "`auditor report LOGS --analyze` examines them" in r.stdout
+    r = runner.invoke(app, ["report", str(wh.dataset), "--analyze", "-o", "-"])
+    assert r.exit_code == 2 and "--analyze reads logs" in r.stderr
 
 
 # --------------------------------------------------------------------------- in a real browser
@@ -369,14 +556,14 @@ def test_the_charts_render_with_a_line_per_player_or_team(opened):
         assert width > 300 and height > 100
 
 
-def test_printing_gives_each_game_its_own_page(opened):
+def _printed(browser):
+    """Chromium's print-to-PDF of the open page (what driver.print_page() calls), with the headings as the
+    PDF's outline: the reader, and each game heading's (title, page, top)."""
     import base64
     import io
 
     from pypdf import PdfReader
 
-    browser = opened[0]
-    # Chromium's print-to-PDF (what driver.print_page() calls), with the headings as the PDF's outline
     pdf = PdfReader(io.BytesIO(base64.b64decode(browser.execute_cdp_cmd(
         "Page.printToPDF", {"generateDocumentOutline": True, "generateTaggedPDF": True})["data"])))
     heads = []
@@ -388,14 +575,172 @@ def test_printing_gives_each_game_its_own_page(opened):
             elif it.title.startswith("Game "):
                 heads.append((it.title, pdf.get_destination_page_number(it), float(it.top)))
     walk(pdf.outline)
+    return pdf, heads
+
+
+def _page_fill(page) -> float:
+    """How much of a printed page's height holds text: from its highest line to its lowest."""
+    ys: list[float] = []
+    page.extract_text(visitor_text=lambda text, cm, tm, *_: ys.append(cm[5] + tm[5] * cm[3]) if text.strip() else None)
+    height = float(page.mediabox.height)
+    return (max(ys) - min(ys)) / height if ys else 0.0
+
+
+def test_printing_packs_short_games_and_strands_no_heading(opened, sample):
+    browser = opened[0]
+    pdf, heads = _printed(browser)
     games = browser.execute_script("return [...document.querySelectorAll('.game .game-title')].map(h => h.textContent)")
     assert [t for t, _, _ in heads] == games and len(games) == 27
-    pages = [n for _, n, _ in heads]
     height = float(pdf.pages[0].mediabox.height)
-    assert all(top > 0.85 * height for _, _, top in heads)  # each game's heading at the top of its page
-    # a game and its rulings take one to three pages; the front matter and the rules cited, a few more
-    assert all(1 <= b - a <= 3 for a, b in zip(pages, pages[1:])), pages
-    assert 2 <= pages[0] and len(pdf.pages) - pages[-1] <= 12
+    # a heading never sits at the foot of a page with its game on the next
+    assert all(top > 0.2 * height for _, _, top in heads), heads
+    # games follow one another down the pages, not each from a page of its own: a game that ends part way
+    # down a page is followed there by the next (the sample's games are mostly a page or more long)
+    firsts = {ev.games[0].name for ev in sample.events}
+    following = [(t, n, top) for t, n, top in heads if t.removeprefix("Game ") not in firsts]
+    packed = [h for h in following if h[2] < 0.85 * height]
+    assert len(packed) >= len(following) // 4, following
+    # no page is mostly blank but the last of a part: the front matter, each event, the rules cited
+    sparse = [i for i, page in enumerate(pdf.pages[:-1]) if _page_fill(page) < 0.3]
+    assert len(sparse) <= len(sample.events) + 2, sparse
+
+
+PHONE_CHECKS = """
+const tables = arguments[0];
+const vw = window.innerWidth, out = {unreachable: [], dates: [], loose_dates: [], small: [], boxes: [], nocue: [],
+                                      cells: 0, texts: 0, wide: 0};
+for (const d of document.querySelectorAll('details')) d.open = true;
+// every cell's text can be brought into view by scrolling its table's box, and nothing covers it there
+for (const t of document.querySelectorAll(tables)) {
+  const wrap = t.closest('.table-wrap');
+  for (const row of t.rows) {
+    wrap.scrollLeft = 0;
+    row.scrollIntoView({block: 'center'});
+    const left = wrap.getBoundingClientRect().left;
+    // where each cell ends with the box scrolled back: scrolling its right edge to the box's brings it in
+    const ends = [...row.cells].map(c => c.getBoundingClientRect().right - left);
+    [...row.cells].forEach((cell, i) => {
+    if (!cell.textContent.trim()) return;
+    out.cells++;
+    wrap.scrollLeft = Math.max(0, ends[i] - wrap.clientWidth);
+    const r = cell.getBoundingClientRect();
+    const hit = document.elementFromPoint(Math.min(vw - 1, Math.max(0, r.left + r.width / 2)), r.top + r.height / 2);
+    if (r.left < -0.5 || r.right > vw + 0.5 || !hit || !(hit === cell || cell.contains(hit)))
+      out.unreachable.push([t.className, cell.textContent.trim().slice(0, 30), r.left, r.right,
+                            hit ? hit.tagName + '.' + hit.className : null]);
+    });
+  }
+  wrap.scrollLeft = 0;
+}
+// a box whose table is wider shows that it scrolls
+for (const w of document.querySelectorAll('.table-wrap')) {
+  if (w.scrollWidth <= w.clientWidth + 1) continue;
+  out.wide++;
+  const st = getComputedStyle(w);
+  if (!['auto', 'scroll'].includes(st.overflowX) || !st.backgroundImage.includes('radial-gradient'))
+    out.nocue.push(w.firstElementChild.className);
+}
+// a date is one piece on one line, and every date shown is such a piece
+for (const t of document.querySelectorAll('time.date')) if (t.getClientRects().length !== 1) out.dates.push(t.textContent);
+const walker = document.createTreeWalker(document.querySelector('main'), NodeFilter.SHOW_TEXT);
+for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+  if (/\\b\\d{4}-\\d\\d-\\d\\d\\b/.test(n.textContent) && !n.parentElement.closest('time, code, pre, article.rule, title'))
+    out.loose_dates.push(n.textContent.slice(0, 40));
+}
+// a chart's text, labels and legend, at least the body's size on the screen
+const body = parseFloat(getComputedStyle(document.body).fontSize);
+for (const text of document.querySelectorAll('figure.chart svg text')) {
+  const svg = text.ownerSVGElement, vb = svg.viewBox.baseVal, r = svg.getBoundingClientRect();
+  const px = parseFloat(getComputedStyle(text).fontSize) * Math.min(r.width / vb.width, r.height / vb.height);
+  out.texts++;
+  if (px < body - 0.01) out.small.push([text.textContent, px]);
+}
+for (const el of document.querySelectorAll('figure.chart figcaption, figure.chart ul.legend li'))
+  if (parseFloat(getComputedStyle(el).fontSize) < body - 0.01) out.small.push([el.textContent.slice(0, 30), 0]);
+// the names kept in view on a striped row have the row's own shade: no white box
+function rgba(c) { const p = c.match(/rgba?\\(([^)]+)\\)/)[1].split(',').map(Number); return p.length > 3 ? p : p.concat([1]); }
+function shade(el) {
+  const layers = [];
+  for (let e = el; e; e = e.parentElement) {
+    const c = rgba(getComputedStyle(e).backgroundColor);
+    if (c[3] > 0) layers.push(c);
+    if (c[3] >= 1) break;
+  }
+  let col = [255, 255, 255];
+  for (const l of layers.reverse()) col = col.map((v, i) => l[i] * l[3] + v * (1 - l[3]));
+  return col;
+}
+for (const th of document.querySelectorAll('tbody th')) {
+  if (getComputedStyle(th).position !== 'sticky') continue;
+  const a = shade(th), b = shade(th.parentElement);
+  if (a.some((v, i) => Math.abs(v - b[i]) > 2)) out.boxes.push([th.textContent, a, b]);
+}
+window.scrollTo(0, 0);
+return out;
+"""
+
+
+def _at_phone_width(browser, uri: str,
+                    tables: str = "table.standings, table.sheet, table.findings, table.par, table.results") -> dict:
+    """At 390 pixels: the page does not scroll sideways, and what PHONE_CHECKS finds in ``tables``."""
+    browser.set_script_timeout(120)
+    browser.set_window_size(390, 844)
+    browser.get(uri)
+    assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+    return browser.execute_script(PHONE_CHECKS, tables)
+
+
+def test_at_phone_width_every_cell_reads_no_date_breaks_and_charts_read(browser, page):
+    try:
+        seen = _at_phone_width(browser, page[0].as_uri())
+    finally:
+        browser.set_window_size(1200, 900)
+    assert seen["cells"] > 2000 and seen["texts"] > 27 * 8 and seen["wide"] > 10
+    assert seen["unreachable"] == [], seen["unreachable"][:10]
+    assert seen["nocue"] == [] and seen["boxes"] == [] and seen["small"] == [], (seen["nocue"], seen["boxes"][:3],
+                                                                                    seen["small"][:5])
+    assert seen["dates"] == [] and seen["loose_dates"] == [], (seen["dates"], seen["loose_dates"][:5])
+
+
+def test_the_section_on_perfect_play_in_the_browser(browser, analysed, tmp_path):
+    """Visible, no console error, the same checks at 390 pixels, and printed to PDF with its pages."""
+    path, text, report = analysed
+    browser.set_window_size(1200, 900)
+    browser.get(path.as_uri())
+    assert [m for m in browser.get_log("browser") if m["level"] in ("SEVERE", "WARNING")] == []
+    shown = browser.execute_script("""
+        return [...document.querySelectorAll('section.perfect')].filter(s => s.getClientRects().length
+            && s.querySelector('table.par').getBoundingClientRect().height > 20).length""")
+    assert shown == text.count('<section class="perfect"')
+    bars = browser.execute_script("""
+        return [...document.querySelectorAll('figure.accuracy svg')].map(s => s.querySelectorAll('[id*="-bar-"]').length)""")
+    assert len(bars) == len(report.events) and all(n >= 2 for n in bars)
+    pdf, heads = _printed(browser)
+    assert len(heads) == 27 and "Perfect play, game" in "".join(p.extract_text() for p in pdf.pages[8:12])
+    try:  # the rest of the page is the one checked above
+        seen = _at_phone_width(browser, path.as_uri(), "table.par, #standings > section:first-of-type table.standings")
+        shot = tmp_path / "perfect.png"
+        browser.execute_script("document.querySelector('section.perfect').scrollIntoView()")
+        assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 20_000
+    finally:
+        browser.set_window_size(1200, 900)
+    assert seen["unreachable"] == [] and seen["boxes"] == [] and seen["small"] == [] and seen["dates"] == [], \
+        (seen["unreachable"][:5], seen["boxes"][:3], seen["small"][:5])
+
+
+def test_the_filter_shows_one_severity(browser, page):
+    browser.set_window_size(1200, 900)
+    browser.get(page[0].as_uri())
+    state = browser.execute_script("""
+        const count = sel => [...document.querySelectorAll(sel)].filter(e => e.getClientRects().length).length;
+        const before = [count('details.code-group'), count('article.ruling')];
+        document.querySelector('p.filter button[data-show="info"]').click();
+        const info = [count('details.code-group'), count('article.ruling'), count('article.ruling[data-severity="error"]')];
+        document.querySelector('p.filter button[data-show="all"]').click();
+        return [document.querySelector('p.filter').hidden, before, info, count('article.ruling')];""")
+    hidden, before, info, after = state
+    assert not hidden and before[1] == 34 and after == 34
+    assert info == [1, 8, 0]  # R503's group, its eight rulings, no error
 
 
 def test_at_phone_width_nothing_spills_and_the_screenshot_shows_it(opened, tmp_path):
@@ -408,3 +753,23 @@ def test_at_phone_width_nothing_spills_and_the_screenshot_shows_it(opened, tmp_p
         assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
     finally:
         browser.set_window_size(1200, 900)
+
+
+def test_a_season_shows_in_full_the_games_the_audit_has_something_to_say_about(sample, monkeypatch):
+    everyone = {g.index for g in sample.games}
+    argued = {g.index for g in sample.games if rp.disputed(g)}
+    assert rp.detail_games(sample, "auto") == rp.detail_games(sample, "all") == everyone
+    assert 0 < len(argued) < len(everyone) and rp.detail_games(sample, "disputed") == argued
+    monkeypatch.setattr(rp, "CHART_GAMES", 10)  # a "season" of 27 games
+    assert rp.detail_games(sample, "auto") == argued
+    text = rp.to_html(sample, charts="none")
+    assert len(re.findall(r'<(?:section|details) class="game"', text)) == len(argued)
+    assert f"{len(argued)} of the 27 games are shown in full" in text
+    ids = set(re.findall(r'\bid="([^"]+)"', text))
+    assert all(ref in ids for ref in re.findall(r'href="#([^"]+)"', text))  # no link to a game not shown
+    for g in sample.games:  # every game keeps its line in its event's results
+        assert f'<tr><th scope="row">{"<a href=" if g.index in argued else ""}' in text and g.name in text
+    for f in sample.findings:  # every finding is still ruled on, with its game
+        assert f'<article class="ruling" id="{f.anchor}"' in text
+    md = rp.to_markdown(sample)
+    assert md.count("#### Game ") == len(argued)

@@ -30,14 +30,22 @@ class _Argument(TyperArgument):
         return name if self.required else f"[{name}]"
 
 
+def _summary(help_text: str | None) -> str:
+    """A command's first paragraph, whole: ``--help`` wraps it rather than cut it with "…"."""
+    return " ".join((help_text or "").strip().split("\n\n")[0].split())
+
+
 class _Command(TyperCommand):
-    """Every command's positional arguments shown as :class:`_Argument`."""
+    """Every command's positional arguments shown as :class:`_Argument`; its summary never cut."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         for p in self.params:
             if type(p) is TyperArgument:
                 p.__class__ = _Argument
+
+    def get_short_help_str(self, limit: int = 45) -> str:
+        return self.short_help or _summary(self.help)
 
 
 class _Typer(typer.Typer):
@@ -50,6 +58,7 @@ app = _Typer(
     help="Replay and audit recorded hands of Pitch: legality, revokes, scores; a Parquet dataset to query.",
     no_args_is_help=True,
     add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},  # every command's too
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )

@@ -14,9 +14,11 @@ from typing import Annotated, Any
 import typer
 
 from ..engine import HandAnalysis, analyze_games
+from .. import _core
 from ..notation import expand_paths, parse_file
-from ..render import emit_rows, mistake_text, points_text
-from . import EXIT_CLEAN, app, fail
+from ..render import emit_rows, mistake_text, plural, points_text
+from . import EXIT_FAILED, app, fail
+from .inputs import note_inputs
 from .core import CORES, JobsOpt, Paths, RulesOpt, _check_rules
 
 
@@ -80,17 +82,18 @@ def analyze(
         raise fail(f"--format must be one of text, json, jsonl, csv, not {fmt!r}")
     rules = _check_rules(rules, ctx)
     files, missing = expand_paths(paths)
-    for f in missing:
-        typer.echo(f"auditor: {f.message}", err=True)
-    if not files:
-        raise fail("no .pitch files to analyse")
     started = time.perf_counter()
     analyses: list[HandAnalysis] = []
+    games_by_file: dict[str, int] = {}
+    problems: list = list(missing)
     for path in files:
         try:
-            games, _ = parse_file(path)
+            games, found = parse_file(path)
         except OSError as e:
-            raise fail(f"cannot read {path}: {e.strerror or e}")
+            problems.append(_core.path_finding("Unreadable", path, e.strerror or str(e)))
+            continue
+        games_by_file[path] = len(games)
+        problems += found
         if game is not None:
             named = [g for g in games if g.name == game]
             if not named and game.isdigit() and 1 <= int(game) <= len(games):
@@ -98,9 +101,12 @@ def analyze(
             games = named
         for hands in analyze_games(games, rules, jobs):
             analyses += [a for a in hands if hand is None or a.hand == hand]
+    # what was not there, not a log or empty: said as every command says it
+    status = note_inputs([f for f in files if f in games_by_file], games_by_file, problems)
     if not analyses:
-        typer.echo("auditor: no hands found" + (" for that --game/--hand" if game or hand else ""), err=True)
-        raise typer.Exit(EXIT_CLEAN)
+        if status != EXIT_FAILED:
+            typer.echo("auditor: no hands found" + (" for that --game/--hand" if game or hand else ""), err=True)
+        raise typer.Exit(status)
     if fmt == "text":
         sys.stdout.write("".join(line + "\n" for a in analyses for line in hand_text(a)))
     elif fmt == "json":
@@ -114,7 +120,7 @@ def analyze(
         emit_rows([hand_row(a) for a in analyses], fmt)
     done = [a for a in analyses if not a.not_analysable]
     lost = sum(m.cost for a in done for m in a.mistakes)
-    typer.echo(f"analysed {len(done)} hands ({len(analyses) - len(done)} not analysable): "
-               f"{sum(len(a.mistakes) for a in done)} mistakes, {points_text(lost)} lost; "
+    typer.echo(f"analysed {plural(len(done), 'hand')} ({len(analyses) - len(done)} not analysable): "
+               f"{plural(sum(len(a.mistakes) for a in done), 'mistake')}, {points_text(lost)} lost; "
                f"{time.perf_counter() - started:.2f} s", err=True)
-    raise typer.Exit(EXIT_CLEAN)
+    raise typer.Exit(status)

@@ -15,9 +15,9 @@ from rich.console import Console
 from ..engine import resolve_rules
 from ..findings import CATALOG, by_code, catalog_markdown, explain as explain_code, select, sort_key, to_csv, \
     to_json, to_jsonl
-from ..notation import expand_paths, format_bytes
-from ..render import emit_rows, known_width, print_findings, print_glossary, progress_bar, stderr_console, \
-    say, stdout_console, summary_lines, wrap_prose, write_atomic, write_atomic_with
+from ..notation import EMPTY, expand_paths, format_bytes, sniff_file
+from ..render import emit_rows, known_width, plural, print_findings, print_glossary, progress_bar, \
+    stderr_console, say, stdout_console, summary_lines, wrap_prose, write_atomic, write_atomic_with
 from ..rules import KEYS, PRESETS, RulesError, format_value
 from .._lazy import lazy
 from ..dataset import DatasetError, import_paths, process
@@ -26,6 +26,7 @@ from ..dataset import compact as compact_dataset
 sim = lazy("auditor.simulate")
 wh = lazy("auditor.warehouse")  # summarize_batch: the per-game counters each new batch gets (`auditor stats` reads them)
 from . import EXIT_CLEAN, EXIT_FAILED, EXIT_FINDINGS, app, fail, settings
+from .inputs import note_inputs, record_check
 
 Paths = Annotated[list[str], typer.Argument(metavar="PATH", help="log files, folders (searched for *.pitch), or - for stdin")]
 RulesOpt = Annotated[str, typer.Option("--rules", metavar="RULES",
@@ -101,26 +102,25 @@ def import_cmd(
                                  summarize=wh.summarize_batch, analyze=analyze, keep_findings=False)
     except DatasetError as e:
         raise fail(f"{e.strerror or e}; the dataset is unchanged")
-    missing = [f for f in stats.findings if f.code == "E100"]
     summary = {"dataset": str(out), "files": stats.files, "games": stats.games, "games_added": stats.games_new,
                "games_already_present": stats.games_skipped, "hands": stats.hands,
                "findings_recorded": stats.findings_stored, "games_replaced": stats.games_replaced}
+    # what was not there, not a log or empty, said on stderr (in every format)
+    status = note_inputs(stats.games_by_file, stats.games_by_file, stats.findings)
     if fmt == "json":
         typer.echo(json.dumps(summary, indent=2))
     else:
         err = stderr_console()
-        for f in missing:
-            err.print(f"auditor: {f.message}", markup=False)
         if not stats.files:
             raise typer.Exit(EXIT_FAILED)  # the reason was printed above; nothing was written
         if stats.games_replaced:
-            say(err, f"{stats.games_replaced} game(s) already in {out} were replaced by a new version "
+            say(err, f"{plural(stats.games_replaced, 'game')} already in {out} "
+                     f"{'was' if stats.games_replaced == 1 else 'were'} replaced by a new version "
                      "(same GameId, or same file and position, different content)")
-        say(err, f"imported {stats.games_new} new game(s) from {stats.files} file(s) into {out} "
-                 f"({stats.games_skipped} already present, {stats.hands} hands read, "
-                 f"{stats.findings_stored} findings recorded)")
-    if missing:
-        raise typer.Exit(EXIT_FAILED)
+        say(err, f"imported {plural(stats.games_new, 'new game')} from {plural(stats.files, 'file')} into {out} "
+                 f"({stats.games_skipped} already present, {plural(stats.hands, 'hand')} read, "
+                 f"{plural(stats.findings_stored, 'finding')} recorded)")
+    raise typer.Exit(status)
 
 
 @app.command()
@@ -197,6 +197,8 @@ def audit(
         con = stdout_console() if sink is None else Console(file=sink, width=200, color_system=None,
                                                              soft_wrap=True, highlight=False)
         print_findings(shown, con, known_width(con) if sink is None else None)
+    # the findings list the files that are not logs; said here: the paths not there and the empty files
+    inputs = note_inputs(stats.games_by_file, stats.games_by_file, stats.findings, listed=True)
     if fmt == "text" and not quiet:
         shown = [f for f in found if f.code != "E100"]
         if stats.files and not stats.games:
@@ -209,11 +211,9 @@ def audit(
             write_atomic(output, sink.getvalue().encode("utf-8"))
         except OSError as e:
             raise fail(f"cannot write {output}: {e.strerror}")
-    if missing:
-        for f in missing:
-            typer.echo(f"auditor: {f.message}", err=True)
-        raise typer.Exit(EXIT_FAILED)
-    raise typer.Exit(EXIT_FAILED if fix_failed else EXIT_FINDINGS if found else EXIT_CLEAN)
+    for f in missing:
+        typer.echo(f"auditor: {f.message}", err=True)
+    raise typer.Exit(max(inputs, EXIT_FAILED if fix_failed else EXIT_FINDINGS if found else EXIT_CLEAN))
 
 
 def _codes(values: list[str], key: str) -> list[str]:
@@ -243,6 +243,12 @@ def _fix_files(paths: list[str], *, diff: bool, unsafe: bool, sel: list[str], ig
     for path in files:
         label = "<stdin>" if path == "-" else path
         try:
+            _, binary = sniff_file(path)  # the first bytes: a file that is not text is never read whole
+            if binary is not None:
+                say(err, f"{binary.source}:{binary.line}:{binary.column}: {binary.code} {binary.message}; "
+                         "left unchanged")
+                status = max(status, EXIT_FINDINGS)
+                continue
             data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
             done = fix_bytes(data, label, unsafe=unsafe, select=tuple(sel), ignore=tuple(ign), annotate=annotate,
                              override=rules)
@@ -347,38 +353,55 @@ def fmt(
 ) -> None:
     """Print logs in canonical form: one statement per line, canonical card tokens, comments kept."""
     paths, missing = expand_paths(files)
-    for m in missing:
-        typer.echo(f"auditor: {m.message}", err=True)
-    if missing and not paths:
-        raise typer.Exit(EXIT_FAILED)
     if in_place and "-" in paths:
         raise fail("--in-place needs files, not stdin")
     status = EXIT_CLEAN
+    games_by_file: dict[str, int] = {}
+    found: list = list(missing)
     for path in paths:
         try:
-            data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+            kind, binary = sniff_file(path)  # the first bytes: a file that is not text is never read whole
+            data = b"" if binary is not None else sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
         except OSError as e:
             typer.echo(f"auditor: cannot read {path}: {e.strerror}", err=True)
-            status = EXIT_FAILED
+            status = EXIT_FINDINGS
+            continue
+        if binary is not None:
+            typer.echo(f"{binary.source}:{binary.line}:{binary.column}: {binary.code} {binary.message}", err=True)
+            status = EXIT_FINDINGS
+            games_by_file[path] = 1  # said here: not again below
             continue
         text, problems = format_bytes(data, "<stdin>" if path == "-" else path)
+        games_by_file[path] = 0 if kind == EMPTY else 1  # fmt lists every problem itself: only the empty are said
         for p in problems:
             typer.echo(f"{p.source}:{p.line}:{p.column}: {p.code} {p.message}", err=True)
         if problems:
             status = max(status, EXIT_FINDINGS)
         if check:
             if path == "-" or data != text.encode("utf-8"):
-                typer.echo(f"{path}: not in canonical form (auditor fmt --in-place {path})", err=True)
+                # --in-place leaves a file with an unreadable line alone: say what will work
+                hint = (f"fix {_fix_first(problems)}, then auditor fmt --in-place {path}" if problems
+                        else f"auditor fmt --in-place {path}" if path != "-" else "auditor fmt - prints it")
+                typer.echo(f"{path}: not in canonical form ({hint})", err=True)
                 status = max(status, EXIT_FINDINGS)
         elif in_place:
             if problems:
-                typer.echo(f"auditor: {path} left unchanged: {len(problems)} problem(s) would be lost in rewriting",
-                           err=True)
+                typer.echo(f"auditor: {path} left unchanged: {plural(len(problems), 'line')} could not be read "
+                           f"and would be lost in rewriting (fix {_fix_first(problems)})", err=True)
                 continue
             write_atomic(path, text.encode("utf-8"))  # through a symlink to the file it names, keeping its mode
         else:
             sys.stdout.write(text)
-    raise typer.Exit(EXIT_FAILED if missing else status)
+    raise typer.Exit(max(status, note_inputs(paths, games_by_file, found)))
+
+
+def _fix_first(problems: list) -> str:
+    """``line 7 first`` / ``lines 7, 9 and 12 first``: what to mend before a rewrite can keep everything."""
+    lines = sorted({p.line for p in problems if p.line})
+    if not lines:
+        return "the problems above first"
+    shown = ", ".join(map(str, lines[:5])) + (f" and {len(lines) - 5} more" if len(lines) > 5 else "")
+    return f"line{'s' * (len(lines) != 1)} {shown} first"
 
 
 @app.command()
@@ -476,11 +499,12 @@ def simulate(
         if output:
             answers: list[dict] = []
             write_atomic_with(output, lambda f: answers.extend(run(lambda text: f.write(text.encode("utf-8")))))
+            typer.echo(f"wrote {plural(games, 'game')} to {output}", err=True)
         else:
             answers = run(sys.stdout.write)
         if key_path and (wanted or key):
             write_atomic(key_path, (json.dumps(answers, indent=2) + "\n").encode("utf-8"))
-            typer.echo(f"wrote {len(answers)} expected finding(s) to {key_path}", err=True)
+            typer.echo(f"wrote {plural(len(answers), 'expected finding')} to {key_path}", err=True)
         elif wanted:
             typer.echo("the answer key was not written: give --output FILE or --key FILE", err=True)
     except ValueError as e:
@@ -502,7 +526,7 @@ def compact(
         before, after = compact_dataset(dataset, rows, summarize=wh.summarize_batch)
     except DatasetError as e:
         raise fail(f"{e.strerror or e}; the dataset is unchanged")
-    typer.echo(f"{dataset}: {before} batch(es) merged into {after}", err=True)
+    typer.echo(f"{dataset}: {plural(before, 'batch')} merged into {after}", err=True)
 
 
 @app.command()
@@ -522,6 +546,7 @@ def check(
         report = repair_dataset(dataset) if repair else check_dataset(dataset)
     except (CheckError, OSError) as e:
         raise fail(str(e))
+    record_check(dataset, report.generation, [p.as_dict() for p in report.problems])  # stats and query warn
     if fmt == "json":
         typer.echo(json.dumps({"dataset": dataset, "generation": report.generation, "batches": report.batches,
                                "files": report.files, "problems": [p.as_dict() for p in report.problems],
@@ -535,8 +560,9 @@ def check(
         for line in report.repaired:
             say(err, f"repaired: {line}")
         gen = "no generation" if not report.generation else f"generation {report.generation}"
-        verdict = "sound" if not report.problems else f"{len(report.problems)} problem(s)"
-        say(err, f"{dataset}: {gen}, {report.batches} batch(es), {report.files} file(s) checked: {verdict}")
+        verdict = "sound" if not report.problems else plural(len(report.problems), "problem")
+        say(err, f"{dataset}: {gen}, {plural(report.batches, 'batch')}, {plural(report.files, 'file')} checked: "
+                 f"{verdict}")
     raise typer.Exit(EXIT_FINDINGS if report.problems else EXIT_CLEAN)
 
 

@@ -27,6 +27,7 @@ from .._lazy import lazy
 rv = lazy("auditor.replay")  # rich layouts, loaded by the replay command only
 from ..rules import RulesError
 from . import EXIT_CLEAN, app, fail, settings
+from .inputs import note_inputs
 
 _SYMBOLS = "♠♥♦♣✗→·—▁█"
 
@@ -181,9 +182,9 @@ def replay(
     except OSError as e:
         raise fail(f"cannot read {file}: {e.strerror or e}")
     source = "<stdin>" if file == "-" else file
-    if not games:
-        why = f": {problems[0].message}" if problems else ""
-        raise fail(f"no game found in {source}{why}")
+    if not games:  # said as every command says it (not a log, or empty), then nothing to replay
+        note_inputs([file], {}, problems)
+        raise fail(f"no game to replay in {source}")
 
     console = Console(highlight=False, soft_wrap=False, emoji=False, markup=False)
     symbols = _can_print_symbols(sys.stdout)
@@ -224,12 +225,14 @@ def replay(
         if rv.find_hand(chosen, hand) is None:
             raise fail(f"{chosen.name} has no hand {hand} (hands: {_hand_numbers(chosen)})")
         view = rv.build_hand_view(chosen, result, hand, own)
+        # one hand under perfect play takes milliseconds: the claim is shown at its trick in any case
+        examined = next((a for a in analyze_games([chosen], rules)[0] if a.hand == hand), None)
+        if examined is not None and not examined.not_analysable:
+            view.claim = examined.claim
         frames = rv.hand_frames(view, by_card)
         full = rv.render_hand(view, layout)
-        if analyze:
-            examined = next((a for a in analyze_games([chosen], rules)[0] if a.hand == hand), None)
-            if examined is not None:
-                full = Group(full, Text(), rv.render_analysis(view, examined, layout))
+        if analyze and examined is not None:
+            full = Group(full, Text(), rv.render_analysis(view, examined, layout))
 
     if stepping and _interactive(console):
         _step(console, frames, width, symbols)

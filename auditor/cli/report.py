@@ -8,9 +8,9 @@ from typing import Annotated
 import typer
 
 from .._lazy import lazy
-from ..render import stderr_console, write_atomic
+from ..render import plural, stderr_console, write_atomic
 from . import app, fail
-from .warehouse import EventOpt, SinceOpt, UntilOpt, _date, _note_import
+from .warehouse import EventOpt, SinceOpt, UntilOpt, _date, _note_import, _warn_damaged
 
 rp = lazy("auditor.report")  # loaded by this command only
 views = lazy("auditor.warehouse")
@@ -31,6 +31,12 @@ def report(
     charts: Annotated[str, typer.Option("--charts", metavar="WHICH",
                                         help="games with a chart: auto (every game up to 300 games; else the "
                                         "first 100 with findings), all, findings or none")] = "auto",
+    detail: Annotated[str, typer.Option("--detail", metavar="WHICH",
+                                        help="games shown in full: auto (every game up to 300 games; else those "
+                                        "the audit has something to say about), all or disputed")] = "auto",
+    analyze: Annotated[bool, typer.Option("--analyze", help="logs only: examine every hand under perfect play "
+                                          "first (as import --analyze), for the section on perfect play: par, "
+                                          "accuracy, the costliest mistakes, claims")] = False,
 ) -> None:
     """A report of an event to post, print or mail: standings, every game's score sheet as written and
     as recomputed, a chart of the totals, and each finding's ruling with the rule it applies.
@@ -42,19 +48,26 @@ def report(
         raise fail(f"--format must be html or md, not {fmt!r}")
     if charts not in rp.CHART_CHOICES:
         raise fail(f"--charts must be one of {', '.join(rp.CHART_CHOICES)}, not {charts!r}")
+    if detail not in rp.DETAIL_CHOICES:
+        raise fail(f"--detail must be one of {', '.join(rp.DETAIL_CHOICES)}, not {detail!r}")
     since_d, until_d = _date(since, "--since"), _date(until, "--until")
     source = ", ".join(paths)
+    if analyze and len(paths) == 1 and views.is_dataset(paths[0]):
+        raise fail(f"{paths[0]} is a dataset: --analyze reads logs (a dataset has its analysis from "
+                   "`auditor import LOGS --out DATASET --analyze`)")
     try:
-        with views.open_data(paths) as wh:
-            _note_import(wh)
+        _warn_damaged(paths)
+        with views.open_data(paths, analyze=analyze) as wh:
+            status = _note_import(wh)
             data = rp.collect(wh, event=event, since=since_d, until=until_d, title=title, source=source)
     except views.WarehouseError as e:
         raise fail(str(e))
     except OSError as e:
         raise fail(f"cannot read the data: {e.strerror or e}")
     if not data.games:
-        raise fail("no games match: nothing to report" if data.filters else "no games found: nothing to report")
-    text = rp.to_html(data, charts) if fmt == "html" else rp.to_markdown(data)
+        raise fail("no games match: nothing to report" if data.filters else
+                   f"no games found in {source}: nothing to report")
+    text = rp.to_html(data, charts, detail) if fmt == "html" else rp.to_markdown(data, detail)
     body = text.encode("utf-8")
     if output == "-":
         sys.stdout.buffer.write(body)
@@ -65,8 +78,10 @@ def report(
         except OSError as e:
             raise fail(f"cannot write {output}: {e.strerror or e}")
     where = "stdout" if output == "-" else output
-    stderr_console().print(f"wrote {where}: {len(data.games)} game(s) in {len(data.events)} event(s), "
-                           f"{len(data.findings)} finding(s), {_size(len(body))}", markup=False, soft_wrap=True)
+    stderr_console().print(f"wrote {where}: {plural(len(data.games), 'game')} in {plural(len(data.events), 'event')}, "
+                           f"{plural(len(data.findings), 'finding')}, {_size(len(body))}", markup=False,
+                           soft_wrap=True)
+    raise typer.Exit(status)
 
 
 def _size(n: int) -> str:

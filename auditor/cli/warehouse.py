@@ -14,11 +14,12 @@ pa = lazy("pyarrow")
 import typer
 from rich.console import Console
 
-from ..render import emit_rows, fit_rows, print_fitted, rich_table, say, stderr_console, stdout_console, table_to_parquet, \
-    write_atomic
+from ..render import emit_rows, fit_rows, plural, print_fitted, rich_table, say, stderr_console, stdout_console, \
+    table_to_parquet, wrap_prose, write_atomic
 from ..rules import PRESETS
 views = lazy("auditor.warehouse")  # DuckDB's views: loaded by the commands that query, not by `audit`
-from . import app, fail, settings
+from . import EXIT_CLEAN, app, fail, settings
+from .inputs import note_inputs, warn_if_damaged
 
 OUT_FORMATS = ("table", "csv", "json", "jsonl", "parquet")
 FormatOpt = Annotated[str, typer.Option("--format", metavar="FORMAT", help="table, csv, json, jsonl or parquet")]
@@ -27,9 +28,11 @@ OutputOpt = Annotated[str | None, typer.Option("--output", "-o", metavar="FILE",
 # the filters `stats` and `report` share, with unit_stats' meaning
 EventOpt = Annotated[str | None, typer.Option("--event", metavar="EVENT", help="only games with this Event tag")]
 SinceOpt = Annotated[str | None, typer.Option("--since", metavar="DATE",
-                                              help="only games dated on or after YYYY-MM-DD")]
+                                              help="only games dated on or after DATE: YYYY-MM-DD, or YYYY.MM.DD as "
+                                              "the Date tag writes it")]
 UntilOpt = Annotated[str | None, typer.Option("--until", metavar="DATE",
-                                              help="only games dated on or before YYYY-MM-DD")]
+                                              help="only games dated on or before DATE: YYYY-MM-DD, or YYYY.MM.DD as "
+                                              "the Date tag writes it")]
 
 
 def _date(value: str | None, option: str) -> dt.date | None:
@@ -38,7 +41,7 @@ def _date(value: str | None, option: str) -> dt.date | None:
     try:
         return dt.date.fromisoformat(value.replace(".", "-"))
     except ValueError:
-        raise fail(f"{option} takes a date YYYY-MM-DD (or YYYY.MM.DD), not {value!r}")
+        raise fail(f"{option} takes a date YYYY-MM-DD, or YYYY.MM.DD as the Date tag writes it, not {value!r}")
 
 
 def _check_format(fmt: str, output: str | None) -> None:
@@ -133,11 +136,23 @@ def _stats_tables(table: pa.Table, by: str, output: str | None) -> None:
         print_fitted(con, fit_rows(rows, cols, con.width, title))
 
 
-def _note_import(wh: "views.Warehouse") -> None:
+def _warn_damaged(paths: list[str]) -> None:
+    """Before a dataset is opened (a damaged file may stop that): what the last `auditor check` found."""
+    if len(paths) == 1 and views.is_dataset(paths[0]):
+        warn_if_damaged(Path(paths[0]))
+
+
+def _note_import(wh: "views.Warehouse") -> int:
+    """Logs read on the fly: what was read, and what was not there, not a log or empty (the rule of
+    every command); the exit status that calls for (0 for a dataset)."""
     st = wh.imported
-    if st is not None:
-        say(stderr_console(), f"read {st.games} game(s), {st.hands} hand(s) from {st.files} file(s) into a "
-                              f"temporary dataset ({len(st.findings)} finding(s))")
+    if st is None:
+        return EXIT_CLEAN
+    status = note_inputs(st.games_by_file, st.games_by_file, st.findings)
+    say(stderr_console(), f"read {plural(st.games, 'game')}, {plural(st.hands, 'hand')} from "
+                          f"{plural(st.files, 'file')} into a temporary dataset "
+                          f"({plural(len(st.findings), 'finding')})")
+    return status
 
 
 @app.command()
@@ -175,8 +190,9 @@ def stats(
     _check_format(fmt, output)
     since_d, until_d = _date(since, "--since"), _date(until, "--until")
     try:
+        _warn_damaged(paths)
         with views.open_data(paths) as wh:
-            _note_import(wh)
+            status = _note_import(wh)
             table = views.stats(wh, by, game=game, event=event, preset=rules, since=since_d, until=until_d,
                                  min_hands=min_hands, sort=sort)
     except views.WarehouseError as e:
@@ -186,11 +202,42 @@ def stats(
     if table.num_rows == 0:
         say(stderr_console(), "no games match")
         if fmt == "table":  # empty tables say nothing a terminal user needs; csv/json keep their header
-            return
+            raise typer.Exit(status)
     if fmt == "table":
         _stats_tables(table, by, output)
     else:
         _emit(table, fmt, output)
+    raise typer.Exit(status)
+
+
+def _schema_text(rows: list[dict], output: str | None) -> None:
+    """``query --schema`` as text: each view under its heading, then a column a line (name, type,
+    meaning), the meaning wrapped under itself where the width is known."""
+    con = stdout_console()
+    width = con.width if output is None else None
+    out: list[str] = []
+    views: dict[str, list[dict]] = {}
+    for r in rows:
+        views.setdefault(r["view"], []).append(r)
+    for view, cols in views.items():
+        out.append(wrap_prose(f"{view} ({cols[0]['kind']})" + (f": {cols[0]['about']}" if cols[0].get("about") else ""),
+                              width, "", ""))
+        # the columns line up; a rare long name or type (a STRUCT) only pushes its own meaning on
+        name_w = min(26, max(len(c["column"]) for c in cols))
+        type_w = min(9, max(len(c["type"]) for c in cols))
+        for c in cols:
+            lead = f"  {c['column']:<{name_w}}  {c['type']:<{type_w}}  "
+            hang = " " * (name_w + type_w + 6) if width is None or name_w + type_w + 6 <= width // 2 else "      "
+            out.append(wrap_prose(lead + (c["meaning"] or ""), width, "", hang))
+        out.append("")
+    text = "\n".join(out)
+    if output:
+        try:
+            write_atomic(output, text.encode("utf-8"))
+        except OSError as e:
+            raise fail(f"cannot write {output}: {e.strerror or e}")
+    else:
+        sys.stdout.write(text)
 
 
 def _read_sql(sql: str | None) -> str:
@@ -232,13 +279,17 @@ def query(
     if not data and not schema:
         say(stderr_console(), "no --data given: the views are empty")
     try:
+        _warn_damaged(data)
         with views.open_data(data) as wh:
-            _note_import(wh)
+            status = _note_import(wh)
             if schema:
-                table = pa.Table.from_pylist(views.schema_rows(wh))
-                _emit(table.select(["view", "column", "kind", "type", "meaning"]), fmt, output,
-                      title="views (auditor query --schema)", lead=2)
-                return
+                rows = views.schema_rows(wh)
+                if fmt == "table":
+                    _schema_text(rows, output)
+                else:
+                    table = pa.Table.from_pylist(rows)
+                    _emit(table.select(["view", "column", "kind", "type", "meaning"]), fmt, output)
+                raise typer.Exit(status)
             statements = views.check_read_only(wh.con, text)
             if len(statements) > 1:
                 # one result is shown, so one statement is run: the others would be silently lost
@@ -252,3 +303,4 @@ def query(
     except OSError as e:
         raise fail(f"cannot read the data: {e.strerror or e}")
     _emit(table, fmt, output)
+    raise typer.Exit(status)

@@ -1008,29 +1008,8 @@ impl PyBatchFiles {
 
     /// Add rows to the findings table for findings Python made outside any game (a path that
     /// cannot be read, a file that is not text).
-    fn write_findings(&self, found: Vec<Bound<'_, PyAny>>) -> PyResult<()> {
-        let mut rows = Vec::new();
-        for f in found {
-            let code: String = get(&f, "code")?;
-            let code = crate::findings::Code::ALL
-                .iter()
-                .copied()
-                .find(|c| c.as_str() == code)
-                .ok_or_else(|| PyValueError::new_err(format!("unknown finding code {code}")))?;
-            rows.push(crate::tables::FindingRow {
-                code,
-                game: get(&f, "game")?,
-                source: get(&f, "source")?,
-                line: get(&f, "line")?,
-                column: get(&f, "column")?,
-                hand: get(&f, "hand")?,
-                trick: get(&f, "trick")?,
-                subject: get(&f, "subject")?,
-                message: get(&f, "message")?,
-                expected: get(&f, "expected")?,
-                recorded: get(&f, "recorded")?,
-            });
-        }
+    fn write_findings(&self, found: Vec<PyRef<'_, PyFinding>>) -> PyResult<()> {
+        let rows: Vec<crate::tables::FindingRow> = found.iter().map(|f| f.row()).collect();
         let spec = std::sync::Arc::new(crate::tables::Spec {
             source: String::new(),
             now_us: 0,
@@ -1738,6 +1717,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(crate::py_rules::preset_info, m)?)?;
     m.add_function(wrap_pyfunction!(crate::py_rules::rule_keys, m)?)?;
     m.add_function(wrap_pyfunction!(crate::py_rules::define_house_presets, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::py_rules::house_presets, m)?)?;
     m.add_function(wrap_pyfunction!(crate::py_rules::check_rules, m)?)?;
     m.add_function(wrap_pyfunction!(crate::py_rules::captured_points, m)?)?;
     m.add_function(wrap_pyfunction!(crate::py_rules::off_jack, m)?)?;

@@ -264,6 +264,7 @@ columns!(FindingsCols {
     message,
     expected,
     recorded,
+    fields,
 });
 columns!(CountersCols {
     game_id,
@@ -326,6 +327,7 @@ columns!(AnalysisCols {
     par,
     best_trump_par,
     contract,
+    claim,
 });
 
 /// Each table's position among the piece's tables (`usize::MAX`: not in the schema).
@@ -493,6 +495,8 @@ pub struct FindingRow {
     pub message: String,
     pub expected: Option<String>,
     pub recorded: Option<String>,
+    /// The typed fields as one JSON object (as `audit --format json` gives them).
+    pub fields: String,
 }
 
 impl FindingRow {
@@ -511,6 +515,7 @@ impl FindingRow {
             message: f.message(),
             expected: compared.as_ref().map(|c| c.0.clone()),
             recorded: compared.map(|c| c.1),
+            fields: crate::findings::fields_json(&f.facts.fields()),
         }
     }
 }
@@ -532,6 +537,7 @@ fn finding_row(t: &mut Table, c: &FindingsCols, game_id: Option<&str>, game: &st
     t.str(c.message, Some(&f.message));
     t.str(c.expected, f.expected.as_deref());
     t.str(c.recorded, f.recorded.as_deref());
+    t.str(c.fields, Some(&f.fields));
     t.end_row();
 }
 
@@ -1371,6 +1377,7 @@ impl Rows {
                 t.int(c.par, Some(i64::from(a.par)));
                 t.int(c.best_trump_par, best_trump_par.map(i64::from));
                 t.int(c.contract, Some(i64::from(a.contract)));
+                t.int(c.claim, a.claim.map(i64::from));
                 t.end_row();
             }
         }
