@@ -472,14 +472,24 @@ def test_the_same_game_in_two_files_of_one_run_is_stored_once(tmp_path, jobs):
     assert check_dataset(root).problems == []
 
 
+def _fields(fields) -> str:
+    """Typed fields (a dict, or the JSON text the findings table holds) in one comparable form."""
+    return json.dumps(json.loads(fields) if isinstance(fields, str) else fields, sort_keys=True)
+
+
 def _finding_rows(findings) -> list[tuple]:
     return sorted(((f.code, f.line, f.column, f.game or None, f.hand, f.trick, f.subject, f.message, f.expected,
-                    f.recorded) for f in findings), key=repr)
+                    f.recorded, _fields(f.fields)) for f in findings), key=repr)
+
+
+def _json_rows(found: list[dict]) -> list[tuple]:
+    """Findings as `audit --format json` gives them, compared as the findings table stores them."""
+    return sorted(((f["code"], f["line"], f["column"], f["game"], f["hand"], f["trick"], f["player"], f["message"],
+                    f["expected"], f["recorded"], _fields(f["fields"])) for f in found), key=repr)
 
 
 def _table_rows(root) -> list[tuple]:
-    return sorted(((r["code"], r["line"], r["column"], r["game"], r["hand"], r["trick"], r["player"], r["message"],
-                    r["expected"], r["recorded"]) for r in read_table(root, "findings").to_pylist()), key=repr)
+    return _json_rows(read_table(root, "findings").to_pylist())
 
 
 def test_findings_before_the_first_tag_block_are_stored_as_audit_reports_them(tmp_path):
@@ -546,8 +556,7 @@ def test_import_stores_what_audit_reports_on_damaged_logs(tmp_path):
         log.write_bytes(_mutations(rng.choice(seeds), rng))
         out = runner.invoke(app, ["audit", str(log), "--format", "json", "-j", "1"])
         assert out.exit_code in (0, 1), out.output
-        audited = sorted(((f["code"], f["line"], f["column"], f["game"], f["hand"], f["trick"], f["player"],
-                           f["message"], f["expected"], f["recorded"]) for f in json_mod.loads(out.stdout)), key=repr)
+        audited = _json_rows(json_mod.loads(out.stdout))
         root = tmp_path / f"ds{i}"
         stats = import_paths([str(log)], root, jobs=1 + i % 2)
         assert _finding_rows(stats.findings) == audited, log
@@ -562,39 +571,6 @@ def test_import_stores_what_audit_reports_on_damaged_logs(tmp_path):
 
 
 # --------------------------------------------------------------------------- audit and import agree
-
-STORED = ("code", "kind", "severity", "file", "line", "column", "game", "hand", "trick", "player", "message",
-          "expected", "recorded")
-
-
-def _mutants(files: list, seed: int = 27) -> dict[str, bytes]:
-    """Small damages a log suffers, each to one file: a line lost, doubled, moved or cut, a card
-    misspelt, a hand before the first tag, bytes that are not UTF-8."""
-    import random
-
-    rnd = random.Random(seed)
-    out = {}
-    for i, f in enumerate(files):
-        lines = f.read_bytes().split(b"\n")
-        k = rnd.randrange(len(lines))
-        kind = i % 7
-        if kind == 0:
-            del lines[k]
-        elif kind == 1:
-            lines.insert(k, lines[k])
-        elif kind == 2 and k + 1 < len(lines):
-            lines[k], lines[k + 1] = lines[k + 1], lines[k]
-        elif kind == 3:
-            lines[k] = lines[k][: len(lines[k]) // 2]
-        elif kind == 4:
-            lines = [re.sub(rb"\b([2-9TJQKA])([SHDC])\b", rb"\g<1>X", ln, count=1) for ln in lines]
-        elif kind == 5:
-            lines = [b"hand 1", b"dealer Ann", b"bid Ann 2"] + lines
-        else:
-            lines[k] = lines[k] + b"\xff\xfe"
-        out[f"{f.parent.name}-{f.stem}-m{kind}.pitch"] = b"\n".join(lines)
-    return out
-
 
 def _groups(paths: list) -> list[list]:
     """The inputs in groups in which no game is in two files: a dataset stores a game once, so each
@@ -616,6 +592,8 @@ def _groups(paths: list) -> list[list]:
 def test_import_stores_every_finding_audit_reports_input_by_input(tmp_path):
     """The golden cases, the sample logs and damaged copies of them: for each input, the rows of the
     dataset's findings table (typed fields included) are the findings of `audit --format json`."""
+    import random
+
     from typer.testing import CliRunner
 
     from auditor.cli import app
@@ -624,8 +602,9 @@ def test_import_stores_every_finding_audit_reports_input_by_input(tmp_path):
     golden = sorted(GOLDEN.glob("*/*.pitch"))
     corpus = tmp_path / "corpus"
     corpus.mkdir()
-    for name, data in _mutants(golden[::5] + sorted(SAMPLE_LOGS.glob("*.pitch"))).items():
-        (corpus / name).write_bytes(data)
+    rng = random.Random(24)
+    for f in golden[::5] + sorted(SAMPLE_LOGS.glob("*.pitch")):
+        (corpus / f"{f.parent.name}-{f.name}").write_bytes(_mutations(f.read_bytes(), rng))
     inputs = golden + sorted(SAMPLE_LOGS.glob("*.pitch")) + sorted(corpus.glob("*.pitch"))
     groups = _groups(inputs)
     assert len(inputs) > 150 and len(groups) < 6
@@ -633,15 +612,12 @@ def test_import_stores_every_finding_audit_reports_input_by_input(tmp_path):
     for i, group in enumerate(groups):
         result = CliRunner().invoke(app, ["audit", *map(str, group), "--format", "json"])
         assert result.exit_code in (0, 1), result.output
-        audited = json.loads(result.output)
+        audited = json.loads(result.stdout)
         import_paths([str(p) for p in group], tmp_path / f"ds{i}")
         stored = read_table(tmp_path / f"ds{i}", "findings").to_pylist()
         for file in map(str, group):
-            said = sorted((tuple(f[k] for k in STORED), json.dumps(f["fields"], sort_keys=True))
-                          for f in audited if f["file"] == file)
-            kept = sorted((tuple(r[k] for k in STORED), json.dumps(json.loads(r["fields"]), sort_keys=True))
-                          for r in stored if r["file"] == file)
-            assert kept == said, file
-            seen_codes |= {s[0][0] for s in said}
+            said = _json_rows([f for f in audited if f["file"] == file])
+            assert _json_rows([r for r in stored if r["file"] == file]) == said, file
+            seen_codes |= {s[0] for s in said}
         assert len(stored) == len(audited)
     assert len(seen_codes) > 30  # the corpus exercises most codes, each with its fields
