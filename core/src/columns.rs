@@ -617,6 +617,15 @@ pub fn encode(spec: &TableSpec, batch: &RecordBatch) -> std::io::Result<Vec<Arro
     writers.into_iter().map(|w| w.close().map_err(io)).collect()
 }
 
+/// The schema of table `t` (its position in the schema).
+fn table_spec(t: usize) -> std::io::Result<&'static TableSpec> {
+    schema()
+        .map_err(io)?
+        .tables
+        .get(t)
+        .ok_or_else(|| io("no such table"))
+}
+
 /// The Parquet files of one batch: a file per table, made when its first rows come, each row
 /// group appended as its chunks are handed over (in input order).
 pub struct BatchFiles {
@@ -650,11 +659,7 @@ impl BatchFiles {
         if rows == 0 {
             return Ok(());
         }
-        let spec = schema()
-            .map_err(io)?
-            .tables
-            .get(t)
-            .ok_or_else(|| io("no such table"))?;
+        let spec = table_spec(t)?;
         let slot = self.files.get_mut(t).ok_or_else(|| io("no such table"))?;
         if slot.is_none() {
             let path = self.dir.join(format!("{}.parquet", spec.name));
@@ -681,11 +686,7 @@ impl BatchFiles {
         if batch.num_rows() == 0 {
             return Ok(());
         }
-        let spec = schema()
-            .map_err(io)?
-            .tables
-            .get(t)
-            .ok_or_else(|| io("no such table"))?;
+        let spec = table_spec(t)?;
         let chunks = encode(spec, batch)?;
         self.append(t, batch.num_rows(), chunks)
     }
