@@ -34,7 +34,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import BinaryIO
@@ -56,246 +55,16 @@ MAX_HAND, MAX_TRICK, MAX_SCORE = _core.MAX_HAND, _core.MAX_TRICK, _core.MAX_SCOR
 Finding = _core.Finding
 
 
-def _pos():
-    return field(default=0, compare=False)
-
-
-@dataclass(frozen=True, slots=True)
-class Tag:
-    name: str
-    value: str
-    line: int = _pos()
-    comments: tuple[str, ...] = ()
-    remark: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Named:
-    """A statement naming one player or team: ``dealer NAME``, ``winner KEY``."""
-
-    name: str
-    line: int = _pos()
-    column: int = _pos()
-    comments: tuple[str, ...] = ()
-    remark: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Holding:
-    """A player's cards in a ``deal``, ``discard`` or ``draw`` statement."""
-
-    player: str
-    cards: tuple[int, ...]
-    columns: tuple[int, ...] = field(default=(), compare=False)
-    column: int = _pos()
-
-
-@dataclass(frozen=True, slots=True)
-class Deal:
-    holdings: tuple[Holding, ...]
-    line: int = _pos()
-    comments: tuple[str, ...] = ()
-    remark: str | None = None
-    unreadable: frozenset[str] = field(default=frozenset(), compare=False)  # players with a bad card token
-    incomplete: bool = field(default=False, compare=False)  # a holding was dropped (unknown player, bad shape)
-
-
-@dataclass(frozen=True, slots=True)
-class Widow:
-    cards: tuple[int, ...]
-    columns: tuple[int, ...] = field(default=(), compare=False)
-    line: int = _pos()
-    comments: tuple[str, ...] = ()
-    remark: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Bid:
-    """One word of the auction: ``pass``, a number, a top-bid name, ``sells`` or ``keeps``."""
-
-    player: str
-    word: str
-    column: int = _pos()
-
-
-@dataclass(frozen=True, slots=True)
-class Bids:
-    bids: tuple[Bid, ...]
-    line: int = _pos()
-    comments: tuple[str, ...] = ()
-    remark: str | None = None
-    unreadable: bool = field(default=False, compare=False)  # a bid could not be read (E101/E104)
-
-
-@dataclass(frozen=True, slots=True)
-class TrumpLine:
-    suit: int
-    line: int = _pos()
-    column: int = _pos()
-    comments: tuple[str, ...] = ()
-    remark: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Exchange:
-    """A ``discard`` or ``draw`` statement (draw and discard variants)."""
-
-    kind: str
-    holding: Holding
-    line: int = _pos()
-    comments: tuple[str, ...] = ()
-    remark: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class RevokeCall:
-    """``revoke NAME [trick N]``: a revoke called at the table."""
-
-    player: str
-    trick: int | None
-    line: int = _pos()
-    column: int = _pos()
-    comments: tuple[str, ...] = ()
-    remark: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Play:
-    """One card played; ``player`` is ``None`` in the short trick form."""
-
-    player: str | None
-    card: int
-    column: int = _pos()
-
-
-@dataclass(frozen=True, slots=True)
-class Trick:
-    number: int
-    plays: tuple[Play, ...]
-    short: bool = False
-    line: int = _pos()
-    column: int = _pos()
-    comments: tuple[str, ...] = ()
-    remark: str | None = None
-    unreadable: bool = field(default=False, compare=False)  # a card token could not be read (E103)
-
-
-@dataclass(frozen=True, slots=True)
-class ScoreEntry:
-    key: str
-    value: int
-    column: int = _pos()
-
-
-@dataclass(frozen=True, slots=True)
-class ScoreLine:
-    """A ``score`` (this hand) or ``total`` (running) line as the score keeper wrote it."""
-
-    kind: str
-    entries: tuple[ScoreEntry, ...]
-    line: int = _pos()
-    comments: tuple[str, ...] = ()
-    remark: str | None = None
-    unreadable: bool = field(default=False, compare=False)  # an entry could not be read
-
-    def as_dict(self) -> dict[str, int]:
-        """Key to value, the first entry winning if a key is written twice."""
-        out: dict[str, int] = {}
-        for e in self.entries:
-            out.setdefault(e.key, e.value)
-        return out
-
-
-@dataclass(frozen=True, slots=True)
-class Note:
-    text: str
-    line: int = _pos()
-    comments: tuple[str, ...] = ()
-    remark: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Marker:
-    """A statement with no arguments: ``misdeal``."""
-
-    word: str
-    line: int = _pos()
-    comments: tuple[str, ...] = ()
-    remark: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Hand:
-    """One deal of the cards, from ``hand N`` to the next ``hand`` or game."""
-
-    number: int
-    line: int = _pos()
-    comments: tuple[str, ...] = ()
-    remark: str | None = None
-    dealer: Named | None = None
-    deal: Deal | None = None
-    widow: Widow | None = None
-    bids: Bids | None = None
-    trump: TrumpLine | None = None
-    exchanges: tuple[Exchange, ...] = ()
-    revokes: tuple[RevokeCall, ...] = ()
-    tricks: tuple[Trick, ...] = ()
-    score: ScoreLine | None = None
-    total: ScoreLine | None = None
-    notes: tuple[Note, ...] = ()
-    misdeal: Marker | None = None
-    #: statements that unknown lines of the hand were a misspelling of (``bisd``: ``bids``); like the
-    #: positions, a trace of the text (the lines are not written back), not of the hand
-    misread: tuple[str, ...] = field(default=(), compare=False)
-
-    @property
-    def end_line(self) -> int:
-        """The last line number of any statement of this hand."""
-        lines = [self.line]
-        for s in (self.dealer, self.deal, self.widow, self.bids, self.trump, self.score, self.total, self.misdeal):
-            if s is not None:
-                lines.append(s.line)
-        lines += [s.line for s in (*self.exchanges, *self.revokes, *self.tricks, *self.notes)]
-        return max(lines)
-
-
-@dataclass(frozen=True, slots=True)
-class Game:
-    """A tag block and the hands that follow it."""
-
-    tags: tuple[Tag, ...]
-    hands: tuple[Hand, ...]
-    winner: Named | None = None
-    trailing_comments: tuple[str, ...] = ()
-    source: str = field(default="", compare=False)
-    index: int = field(default=1, compare=False)  # 1-based position in its file
-    line: int = _pos()
-    end_line: int = _pos()
-    #: The hash of the canonical text, set by the parser (see :func:`auditor.tables.game_key`).
-    key: str = field(default="", compare=False, repr=False)
-
-    def tag(self, name: str) -> str | None:
-        """The value of the first tag called ``name``, if any."""
-        for t in self.tags:
-            if t.name == name:
-                return t.value
-        return None
-
-    @property
-    def name(self) -> str:
-        """``GameId`` where the game has one, else ``file#N``."""
-        gid = self.tag("GameId")
-        return gid if gid else f"{file_label(self.source)}#{self.index}"
-
-    @property
-    def players(self) -> tuple[str, ...]:
-        """The seats in clockwise order, from the ``Players`` tag."""
-        return tuple((self.tag("Players") or "").split())
-
-    @property
-    def teams(self) -> dict[str, tuple[str, ...]]:
-        """Team name to members, from the ``Teams`` tag (empty when there is none)."""
-        return parse_teams(self.tag("Teams") or "")[0]
+#: The records of a parsed log, defined by the core (``auditor._core``): a :class:`Game` is a handle
+#: on the core's own record (the engine, the writer and the solver take it as it is, with no
+#: copy), and its statements are small frozen classes made the first time Python reads its hands.
+#: Records compare by what the text says, not by where it stands: lines, columns and the parser's
+#: traces (``unreadable``, ``incomplete``, ``misread``) are left out of ``==``, as are a game's
+#: ``source`` and ``index``. A game pickles as its canonical text.
+Tag, Named, Holding, Deal, Widow = _core.Tag, _core.Named, _core.Holding, _core.Deal, _core.Widow
+Bid, Bids, TrumpLine, Exchange = _core.Bid, _core.Bids, _core.TrumpLine, _core.Exchange
+RevokeCall, Play, Trick, ScoreEntry = _core.RevokeCall, _core.Play, _core.Trick, _core.ScoreEntry
+ScoreLine, Note, Marker, Hand, Game = _core.ScoreLine, _core.Note, _core.Marker, _core.Hand, _core.Game
 
 
 @lru_cache(maxsize=256)
@@ -469,4 +238,4 @@ def format_bytes(data: bytes, source: str) -> tuple[str, list[Finding]]:
 
 def strip_positions(g: Game) -> Game:
     """A game with its source and index cleared: two parses of the same text compare equal."""
-    return replace(g, source="", index=1)
+    return g.placed("", 1)

@@ -35,3 +35,11 @@ def example_file(tmp_path: Path) -> Path:
     p = tmp_path / "thursday.pitch"
     p.write_text(NOTATION_EXAMPLE, encoding="utf-8")
     return p
+
+
+@pytest.fixture(autouse=True)
+def _no_inherited_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts with no ``COLUMNS``, as a pipe has: pytest-xdist's workers set it to the
+    controlling terminal's width, which would wrap the commands' output where a test reads it whole.
+    A test that needs a width sets its own."""
+    monkeypatch.delenv("COLUMNS", raising=False)

@@ -95,7 +95,7 @@ def test_step_without_a_terminal_prints_the_whole_hand(revoke_file):
 def test_a_file_of_several_games_lists_them(club_file):
     r = run(str(club_file))
     assert r.returncode == 0
-    assert f"{club_file}: 2 games" in " ".join(r.stdout.split())
+    assert f"{club_file}:2games" in "".join(r.stdout.split())  # a long path is wrapped within itself
     assert re.search(r"club.pitch#1\s+auction\s+2\s+1: S601; 2: R501 R503 S602", r.stdout)
     # the first hand with a finding, quoted for the shell
     assert f"auditor replay {club_file} --game 'club.pitch#1' --hand 1" in r.stderr

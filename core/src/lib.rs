@@ -31,6 +31,10 @@ pub mod text;
 #[cfg(feature = "python")]
 mod py_finding;
 #[cfg(feature = "python")]
+mod py_records;
+#[cfg(feature = "python")]
+mod py_result;
+#[cfg(feature = "python")]
 mod py_rules;
 #[cfg(feature = "python")]
 mod python;

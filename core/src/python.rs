@@ -1,761 +1,35 @@
 //! The Python bindings: `auditor._core`.
 //!
-//! The records cross into Python as the frozen dataclasses declared in `auditor.notation`
-//! (so tests, `simulate` and the engine build and compare them as before), and back into
-//! Rust for the canonical writer. Bench helpers release the GIL while they read.
+//! A parsed game crosses into Python as a handle on the core's record (`py_records`), and
+//! back as the same record, for the engine, the writer and the solver. Bench helpers release the GIL while they read.
 
-use crate::cards::{Card, Suit};
-use crate::engine::{self, Finding as EngineFinding, GameResult, HandScore, Prepared};
+use crate::cards::Card;
+use crate::engine::{self, GameResult};
 use crate::notation::parser::{self, Parser};
-use crate::notation::{
-    Bid, Bids, Deal, Exchange, ExchangeKind, Finding, Game, Hand, Holding, Meta, Name, Named, Note,
-    Play, RevokeCall, ScoreEntry, ScoreKind, ScoreLine, Tag, Trick, TrumpLine, Widow, writer,
-};
+use crate::notation::{Finding, Game, writer};
 use crate::py_finding::PyFinding;
+use crate::py_records::{self, PyGame, card_from};
+use crate::py_result::PyGameResult;
 use crate::py_rules::{PyResolver, PyRules};
 use crate::rules::RuleSet;
-use pyo3::IntoPyObjectExt;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyFrozenSet, PyList, PyString, PyTuple};
-
-/// The record classes of `auditor.notation`, looked up once.
-struct Classes {
-    tag: Py<PyAny>,
-    named: Py<PyAny>,
-    holding: Py<PyAny>,
-    deal: Py<PyAny>,
-    widow: Py<PyAny>,
-    bid: Py<PyAny>,
-    bids: Py<PyAny>,
-    trump: Py<PyAny>,
-    exchange: Py<PyAny>,
-    revoke: Py<PyAny>,
-    play: Py<PyAny>,
-    trick: Py<PyAny>,
-    entry: Py<PyAny>,
-    score: Py<PyAny>,
-    note: Py<PyAny>,
-    marker: Py<PyAny>,
-    hand: Py<PyAny>,
-    game: Py<PyAny>,
-}
-
-static CLASSES: PyOnceLock<Classes> = PyOnceLock::new();
-
-fn classes(py: Python<'_>) -> PyResult<&Classes> {
-    CLASSES.get_or_try_init(py, || {
-        let m = py.import("auditor.notation")?;
-        let get = |n: &str| -> PyResult<Py<PyAny>> { Ok(m.getattr(n)?.unbind()) };
-        Ok(Classes {
-            tag: get("Tag")?,
-            named: get("Named")?,
-            holding: get("Holding")?,
-            deal: get("Deal")?,
-            widow: get("Widow")?,
-            bid: get("Bid")?,
-            bids: get("Bids")?,
-            trump: get("TrumpLine")?,
-            exchange: get("Exchange")?,
-            revoke: get("RevokeCall")?,
-            play: get("Play")?,
-            trick: get("Trick")?,
-            entry: get("ScoreEntry")?,
-            score: get("ScoreLine")?,
-            note: get("Note")?,
-            marker: get("Marker")?,
-            hand: get("Hand")?,
-            game: get("Game")?,
-        })
-    })
-}
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 type Obj<'py> = Bound<'py, PyAny>;
-
-/// Builds Python records for one game, with its names made into Python strings once.
-struct ToPy<'py, 'c> {
-    py: Python<'py>,
-    c: &'c Classes,
-    names: Vec<Obj<'py>>,
-    words: Vec<Obj<'py>>,
-    none: Obj<'py>,
-    empty: Obj<'py>,
-}
-
-impl<'py> ToPy<'py, '_> {
-    fn call(&self, cls: &Py<PyAny>, args: Vec<Obj<'py>>) -> PyResult<Obj<'py>> {
-        cls.bind(self.py).call1(PyTuple::new(self.py, args)?)
-    }
-
-    fn word(&self, w: Name) -> Obj<'py> {
-        self.words
-            .get(w.0 as usize)
-            .cloned()
-            .unwrap_or_else(|| self.none.clone())
-    }
-
-    fn name(&self, n: Name) -> Obj<'py> {
-        self.names
-            .get(n.0 as usize)
-            .cloned()
-            .unwrap_or_else(|| self.none.clone())
-    }
-
-    fn int<T: IntoPyObject<'py>>(&self, v: T) -> PyResult<Obj<'py>> {
-        v.into_bound_py_any(self.py)
-    }
-
-    fn opt_str(&self, s: &Option<String>) -> Obj<'py> {
-        match s {
-            Some(s) => PyString::new(self.py, s).into_any(),
-            None => self.none.clone(),
-        }
-    }
-
-    fn strings(&self, v: &[String]) -> PyResult<Obj<'py>> {
-        if v.is_empty() {
-            return Ok(self.empty.clone());
-        }
-        Ok(PyTuple::new(self.py, v.iter().map(|s| PyString::new(self.py, s)))?.into_any())
-    }
-
-    fn tuple(&self, v: Vec<Obj<'py>>) -> PyResult<Obj<'py>> {
-        if v.is_empty() {
-            return Ok(self.empty.clone());
-        }
-        Ok(PyTuple::new(self.py, v)?.into_any())
-    }
-
-    fn cards(&self, cards: &[Card]) -> PyResult<Obj<'py>> {
-        Ok(PyTuple::new(self.py, cards.iter().map(|c| c.index()))?.into_any())
-    }
-
-    fn cols(&self, cols: &[u32]) -> PyResult<Obj<'py>> {
-        Ok(PyTuple::new(self.py, cols)?.into_any())
-    }
-
-    fn meta(&self, m: &Meta) -> PyResult<(Obj<'py>, Obj<'py>, Obj<'py>)> {
-        Ok((
-            self.int(m.line)?,
-            self.strings(&m.comments)?,
-            self.opt_str(&m.remark),
-        ))
-    }
-
-    fn named(&self, n: &Named) -> PyResult<Obj<'py>> {
-        let (l, c, r) = self.meta(&n.meta)?;
-        self.call(
-            &self.c.named,
-            vec![self.name(n.name), l, self.int(n.column)?, c, r],
-        )
-    }
-
-    /// A record that may be absent: `None`, or what `make` builds.
-    fn opt<T>(
-        &self,
-        v: &Option<T>,
-        make: impl FnOnce(&T) -> PyResult<Obj<'py>>,
-    ) -> PyResult<Obj<'py>> {
-        v.as_ref().map_or_else(|| Ok(self.none.clone()), make)
-    }
-
-    fn holding(&self, h: &Holding) -> PyResult<Obj<'py>> {
-        let args = vec![
-            self.name(h.player),
-            self.cards(&h.cards)?,
-            self.cols(&h.columns)?,
-            self.int(h.column)?,
-        ];
-        self.call(&self.c.holding, args)
-    }
-
-    fn hand(&self, h: &Hand) -> PyResult<Obj<'py>> {
-        let py = self.py;
-        let none = || self.none.clone();
-        let dealer = self.opt(&h.dealer, |d| self.named(d))?;
-        let deal = self.opt(&h.deal, |d| {
-            let hs = d
-                .holdings
-                .iter()
-                .map(|x| self.holding(x))
-                .collect::<PyResult<Vec<_>>>()?;
-            let unreadable =
-                PyFrozenSet::new(py, d.unreadable.iter().map(|n| self.name(*n)))?.into_any();
-            let (l, c, r) = self.meta(&d.meta)?;
-            let incomplete = self.int(d.incomplete)?;
-            self.call(
-                &self.c.deal,
-                vec![self.tuple(hs)?, l, c, r, unreadable, incomplete],
-            )
-        })?;
-        let widow = self.opt(&h.widow, |w| {
-            let (l, c, r) = self.meta(&w.meta)?;
-            self.call(
-                &self.c.widow,
-                vec![self.cards(&w.cards)?, self.cols(&w.columns)?, l, c, r],
-            )
-        })?;
-        let bids = self.opt(&h.bids, |b| {
-            let items = b
-                .bids
-                .iter()
-                .map(|x| {
-                    let args = vec![self.name(x.player), self.word(x.word), self.int(x.column)?];
-                    self.call(&self.c.bid, args)
-                })
-                .collect::<PyResult<Vec<_>>>()?;
-            let (l, c, r) = self.meta(&b.meta)?;
-            self.call(
-                &self.c.bids,
-                vec![self.tuple(items)?, l, c, r, self.int(b.unreadable)?],
-            )
-        })?;
-        let trump = self.opt(&h.trump, |t| {
-            let (l, c, r) = self.meta(&t.meta)?;
-            self.call(
-                &self.c.trump,
-                vec![self.int(t.suit.index())?, l, self.int(t.column)?, c, r],
-            )
-        })?;
-        let exchanges = h
-            .exchanges
-            .iter()
-            .map(|x| {
-                let (l, c, r) = self.meta(&x.meta)?;
-                let kind = PyString::new(py, x.kind.word()).into_any();
-                self.call(
-                    &self.c.exchange,
-                    vec![kind, self.holding(&x.holding)?, l, c, r],
-                )
-            })
-            .collect::<PyResult<Vec<_>>>()?;
-        let revokes = h
-            .revokes
-            .iter()
-            .map(|x| {
-                let (l, c, r) = self.meta(&x.meta)?;
-                let trick = match x.trick {
-                    Some(t) => self.int(t)?,
-                    None => none(),
-                };
-                self.call(
-                    &self.c.revoke,
-                    vec![self.name(x.player), trick, l, self.int(x.column)?, c, r],
-                )
-            })
-            .collect::<PyResult<Vec<_>>>()?;
-        let tricks = h
-            .tricks
-            .iter()
-            .map(|t| {
-                let plays = t
-                    .plays
-                    .iter()
-                    .map(|p| {
-                        let who = p.player.map_or_else(none, |n| self.name(n));
-                        self.call(
-                            &self.c.play,
-                            vec![who, self.int(p.card.index())?, self.int(p.column)?],
-                        )
-                    })
-                    .collect::<PyResult<Vec<_>>>()?;
-                let (l, c, r) = self.meta(&t.meta)?;
-                let args = vec![
-                    self.int(t.number)?,
-                    self.tuple(plays)?,
-                    self.int(t.short)?,
-                    l,
-                    self.int(t.column)?,
-                    c,
-                    r,
-                    self.int(t.unreadable)?,
-                ];
-                self.call(&self.c.trick, args)
-            })
-            .collect::<PyResult<Vec<_>>>()?;
-        let score_line = |s: &ScoreLine| -> PyResult<Obj<'py>> {
-            let entries = s
-                .entries
-                .iter()
-                .map(|e| {
-                    self.call(
-                        &self.c.entry,
-                        vec![self.name(e.key), self.int(e.value)?, self.int(e.column)?],
-                    )
-                })
-                .collect::<PyResult<Vec<_>>>()?;
-            let (l, c, r) = self.meta(&s.meta)?;
-            let kind = PyString::new(py, s.kind.word()).into_any();
-            self.call(
-                &self.c.score,
-                vec![kind, self.tuple(entries)?, l, c, r, self.int(s.unreadable)?],
-            )
-        };
-        let score = self.opt(&h.score, score_line)?;
-        let total = self.opt(&h.total, score_line)?;
-        let notes = h
-            .notes
-            .iter()
-            .map(|n| {
-                let (l, c, r) = self.meta(&n.meta)?;
-                self.call(
-                    &self.c.note,
-                    vec![PyString::new(py, &n.text).into_any(), l, c, r],
-                )
-            })
-            .collect::<PyResult<Vec<_>>>()?;
-        let misdeal = self.opt(&h.misdeal, |m| {
-            let (l, c, r) = self.meta(m)?;
-            self.call(
-                &self.c.marker,
-                vec![PyString::new(py, "misdeal").into_any(), l, c, r],
-            )
-        })?;
-        let (l, c, r) = self.meta(&h.meta)?;
-        let args = vec![
-            self.int(h.number)?,
-            l,
-            c,
-            r,
-            dealer,
-            deal,
-            widow,
-            bids,
-            trump,
-            self.tuple(exchanges)?,
-            self.tuple(revokes)?,
-            self.tuple(tricks)?,
-            score,
-            total,
-            self.tuple(notes)?,
-            misdeal,
-            self.tuple(
-                h.misread
-                    .iter()
-                    .map(|k| PyString::new(py, k).into_any())
-                    .collect(),
-            )?,
-        ];
-        self.call(&self.c.hand, args)
-    }
-}
-
-fn game_to_py<'py>(
-    py: Python<'py>,
-    c: &Classes,
-    g: &Game,
-    source: &Obj<'py>,
-) -> PyResult<Obj<'py>> {
-    let empty = PyTuple::empty(py).into_any();
-    let names = g
-        .names
-        .iter()
-        .map(|n| PyString::new(py, n).into_any())
-        .collect();
-    let words = g
-        .words
-        .iter()
-        .map(|n| PyString::new(py, n).into_any())
-        .collect();
-    let t = ToPy {
-        py,
-        c,
-        names,
-        words,
-        none: py.None().into_bound(py),
-        empty,
-    };
-    let tags = g
-        .tags
-        .iter()
-        .map(|x| {
-            let (l, cm, r) = t.meta(&x.meta)?;
-            let args = vec![
-                PyString::new(py, &x.name).into_any(),
-                PyString::new(py, &x.value).into_any(),
-                l,
-                cm,
-                r,
-            ];
-            t.call(&c.tag, args)
-        })
-        .collect::<PyResult<Vec<_>>>()?;
-    let hands = g
-        .hands
-        .iter()
-        .map(|h| t.hand(h))
-        .collect::<PyResult<Vec<_>>>()?;
-    let winner = t.opt(&g.winner, |w| t.named(w))?;
-    let args = vec![
-        t.tuple(tags)?,
-        t.tuple(hands)?,
-        winner,
-        t.strings(&g.trailing_comments)?,
-        source.clone(),
-        t.int(g.index)?,
-        t.int(g.line)?,
-        t.int(g.end_line)?,
-        PyString::new(py, &writer::game_key(g)).into_any(),
-    ];
-    t.call(&c.game, args)
-}
 
 fn finding_to_py<'py>(py: Python<'py>, f: &Finding, source: &str) -> PyResult<Obj<'py>> {
     Ok(Bound::new(py, PyFinding::of(f, source, ""))?.into_any())
 }
 
-// ---------------------------------------------------------------------- Python -> Rust
-
-fn get<'py, T: for<'a> FromPyObject<'a, 'py>>(o: &Obj<'py>, name: &str) -> PyResult<T>
-where
-    for<'a> <T as FromPyObject<'a, 'py>>::Error: Into<PyErr>,
-{
-    o.getattr(name)?.extract::<T>().map_err(Into::into)
-}
-
-fn items<'py>(o: &Obj<'py>, name: &str) -> PyResult<Vec<Obj<'py>>> {
-    o.getattr(name)?.try_iter()?.collect()
-}
-
-fn meta_from(o: &Obj<'_>) -> PyResult<Meta> {
-    Ok(Meta {
-        line: get(o, "line").unwrap_or(0),
-        comments: get(o, "comments")?,
-        remark: get(o, "remark")?,
-    })
-}
-
-fn card_from(n: u8) -> PyResult<Card> {
-    Card::new(n).ok_or_else(|| PyValueError::new_err(format!("{n} is not a card (0 to 53)")))
-}
-
-fn cards_from(o: &Obj<'_>, name: &str) -> PyResult<crate::notation::Cards> {
-    get::<Vec<u8>>(o, name)?
-        .into_iter()
-        .map(card_from)
-        .collect()
-}
-
-fn opt_obj<'py>(o: &Obj<'py>, name: &str) -> PyResult<Option<Obj<'py>>> {
-    let v = o.getattr(name)?;
-    Ok(if v.is_none() { None } else { Some(v) })
-}
-
-fn name_from(g: &mut Game, o: &Obj<'_>, attr: &str) -> PyResult<Name> {
-    let s: String = get(o, attr)?;
-    Ok(g.intern(&s))
-}
-
-fn holding_from(g: &mut Game, o: &Obj<'_>) -> PyResult<Holding> {
-    Ok(Holding {
-        player: name_from(g, o, "player")?,
-        cards: cards_from(o, "cards")?,
-        columns: get::<Vec<u32>>(o, "columns")?.into_iter().collect(),
-        column: get(o, "column")?,
-    })
-}
-
-fn named_from(g: &mut Game, o: &Obj<'_>) -> PyResult<Named> {
-    Ok(Named {
-        name: name_from(g, o, "name")?,
-        column: get(o, "column")?,
-        meta: meta_from(o)?,
-    })
-}
-
-fn hand_from(g: &mut Game, o: &Obj<'_>) -> PyResult<Hand> {
-    let mut h = Hand {
-        number: get(o, "number")?,
-        meta: meta_from(o)?,
-        ..Hand::default()
-    };
-    if let Some(d) = opt_obj(o, "dealer")? {
-        h.dealer = Some(named_from(g, &d)?);
-    }
-    if let Some(d) = opt_obj(o, "deal")? {
-        let holdings = items(&d, "holdings")?
-            .iter()
-            .map(|x| holding_from(g, x))
-            .collect::<PyResult<_>>()?;
-        h.deal = Some(Deal {
-            holdings,
-            meta: meta_from(&d)?,
-            unreadable: {
-                let mut names = Vec::new();
-                for n in d.getattr("unreadable")?.try_iter()? {
-                    let n: String = n?.extract()?;
-                    names.push(g.intern(&n));
-                }
-                names
-            },
-            incomplete: get(&d, "incomplete")?,
-        });
-    }
-    if let Some(w) = opt_obj(o, "widow")? {
-        h.widow = Some(Widow {
-            cards: cards_from(&w, "cards")?,
-            columns: get::<Vec<u32>>(&w, "columns")?.into_iter().collect(),
-            meta: meta_from(&w)?,
-        });
-    }
-    if let Some(b) = opt_obj(o, "bids")? {
-        let mut bids = Vec::new();
-        for x in items(&b, "bids")? {
-            bids.push(Bid {
-                player: name_from(g, &x, "player")?,
-                word: {
-                    let w: String = get(&x, "word")?;
-                    g.intern_word(&w)
-                },
-                column: get(&x, "column")?,
-            });
-        }
-        h.bids = Some(Bids {
-            bids,
-            meta: meta_from(&b)?,
-            unreadable: get(&b, "unreadable")?,
-        });
-    }
-    if let Some(t) = opt_obj(o, "trump")? {
-        let n: u8 = get(&t, "suit")?;
-        let suit = Suit::new(n)
-            .ok_or_else(|| PyValueError::new_err(format!("{n} is not a suit (0 to 3)")))?;
-        h.trump = Some(TrumpLine {
-            suit,
-            column: get(&t, "column")?,
-            meta: meta_from(&t)?,
-        });
-    }
-    for x in items(o, "exchanges")? {
-        let kind = match get::<String>(&x, "kind")?.as_str() {
-            "discard" => ExchangeKind::Discard,
-            "draw" => ExchangeKind::Draw,
-            k => {
-                return Err(PyValueError::new_err(format!(
-                    "{k:?} is not an exchange (discard or draw)"
-                )));
-            }
-        };
-        let holding = holding_from(g, &x.getattr("holding")?)?;
-        h.exchanges.push(Exchange {
-            kind,
-            holding,
-            meta: meta_from(&x)?,
-        });
-    }
-    for x in items(o, "revokes")? {
-        let player = name_from(g, &x, "player")?;
-        h.revokes.push(RevokeCall {
-            player,
-            trick: get(&x, "trick")?,
-            column: get(&x, "column")?,
-            meta: meta_from(&x)?,
-        });
-    }
-    for t in items(o, "tricks")? {
-        let mut plays = crate::notation::Plays::new();
-        for p in items(&t, "plays")? {
-            let player: Option<String> = get(&p, "player")?;
-            let player = player.map(|s| g.intern(&s));
-            plays.push(Play {
-                player,
-                card: card_from(get(&p, "card")?)?,
-                column: get(&p, "column")?,
-            });
-        }
-        let trick = Trick {
-            number: get(&t, "number")?,
-            plays,
-            short: get(&t, "short")?,
-            column: get(&t, "column")?,
-            meta: meta_from(&t)?,
-            unreadable: get(&t, "unreadable")?,
-        };
-        h.tricks.push(trick);
-    }
-    for (attr, kind) in [("score", ScoreKind::Score), ("total", ScoreKind::Total)] {
-        if let Some(s) = opt_obj(o, attr)? {
-            let mut entries = Vec::new();
-            for e in items(&s, "entries")? {
-                entries.push(ScoreEntry {
-                    key: name_from(g, &e, "key")?,
-                    value: get(&e, "value")?,
-                    column: get(&e, "column")?,
-                    value_column: 0,
-                    value_len: 0,
-                });
-            }
-            let line = Some(ScoreLine {
-                kind,
-                entries,
-                meta: meta_from(&s)?,
-                unreadable: get(&s, "unreadable")?,
-                end_column: 0,
-            });
-            match kind {
-                ScoreKind::Score => h.score = line,
-                ScoreKind::Total => h.total = line,
-            }
-        }
-    }
-    for n in items(o, "notes")? {
-        h.notes.push(Note {
-            text: get(&n, "text")?,
-            meta: meta_from(&n)?,
-        });
-    }
-    if let Some(m) = opt_obj(o, "misdeal")? {
-        h.misdeal = Some(meta_from(&m)?);
-    }
-    for word in get::<Vec<String>>(o, "misread")? {
-        h.misread.extend(crate::notation::parser::keyword(&word));
-    }
-    Ok(h)
-}
-
+/// The core's record of a game handed over from Python (a copy, for callers that own it).
 fn game_from(o: &Obj<'_>) -> PyResult<Game> {
-    let mut g = Game::default();
-    for t in items(o, "tags")? {
-        g.tags.push(Tag {
-            name: get(&t, "name")?,
-            value: get(&t, "value")?,
-            meta: meta_from(&t)?,
-        });
-    }
-    for h in items(o, "hands")? {
-        let hand = hand_from(&mut g, &h)?;
-        g.hands.push(hand);
-    }
-    if let Some(w) = opt_obj(o, "winner")? {
-        g.winner = Some(named_from(&mut g, &w)?);
-    }
-    g.trailing_comments = get(o, "trailing_comments")?;
-    g.line = get(o, "line")?;
-    g.end_line = get(o, "end_line")?;
-    g.index = get(o, "index")?;
-    Ok(g)
+    Ok((*py_records::game_of(o)?).clone())
 }
 
 // ---------------------------------------------------------------------- the engine
 
 /// One resolved rule set, read once from an `auditor.rules.Rules`.
-fn engine_finding<'py>(py: Python<'py>, f: &EngineFinding) -> PyResult<Obj<'py>> {
-    Ok(Bound::new(py, PyFinding::of(f, "", ""))?.into_any())
-}
-
-fn cards_py<'py>(py: Python<'py>, cards: &[Card]) -> PyResult<Obj<'py>> {
-    Ok(PyList::new(py, cards.iter().map(|c| c.index()))?.into_any())
-}
-
-fn hand_py<'py>(
-    py: Python<'py>,
-    prep: &Prepared,
-    hs: &HandScore,
-    seats: &engine::Seats,
-) -> PyResult<Obj<'py>> {
-    let d = PyDict::new(py);
-    d.set_item("dealer", prep.dealer)?;
-    d.set_item("pitcher", prep.pitcher)?;
-    d.set_item("contract", prep.contract)?;
-    d.set_item("high_bid", prep.high_bid)?;
-    d.set_item("trump", prep.trump)?;
-    d.set_item("scored", hs.scored)?;
-    d.set_item("status", hs.status.as_str())?;
-    d.set_item("made", &hs.made)?;
-    d.set_item("score", &hs.score)?;
-    d.set_item("total", &hs.total)?;
-    d.set_item("set_back", &hs.set_back)?;
-    d.set_item("contract_made", hs.contract_made)?;
-    d.set_item("smudge", hs.smudge)?;
-    d.set_item("revokers", &hs.revokers)?;
-    d.set_item("penalty", hs.penalty)?;
-    d.set_item("sale", prep.sale)?;
-    d.set_item("seller", prep.seller)?;
-    d.set_item("went_out", hs.went_out)?;
-    d.set_item("saved_by_revoke", hs.saved_by_revoke)?;
-    d.set_item("takeover", hs.takeover)?;
-    d.set_item("prep_takeover", prep.takeover)?;
-    d.set_item("moon_from", hs.moon_from)?;
-    d.set_item("contract_rule", &hs.contract_rule)?;
-    d.set_item("out_why", &hs.out_why)?;
-    d.set_item("winners", &hs.winners)?;
-    let rp = PyList::empty(py);
-    for r in &hs.revoke_plays {
-        rp.append((
-            r.trick,
-            r.pos,
-            r.seat,
-            r.card.index(),
-            cards_py(py, &r.could)?,
-        ))?;
-    }
-    d.set_item("revoke_plays", rp)?;
-    let cards = PyList::empty(py);
-    for cs in &prep.cards {
-        cards.append(cards_py(py, cs)?)?;
-    }
-    d.set_item("cards", cards)?;
-    d.set_item(
-        "seats",
-        prep.seats.iter().map(|r| r.to_vec()).collect::<Vec<_>>(),
-    )?;
-    d.set_item("dealt", &prep.dealt)?;
-    d.set_item("trick_lines", &prep.trick_lines)?;
-    d.set_item(
-        "play_cols",
-        prep.play_cols
-            .iter()
-            .map(|r| r.to_vec())
-            .collect::<Vec<_>>(),
-    )?;
-    d.set_item("number", prep.number)?;
-    d.set_item("line", prep.line)?;
-    if let Some(p) = &hs.points {
-        let aw = PyList::empty(py);
-        for a in &p.awards {
-            aw.append((a.name, a.side, a.worth, p.why(a, seats)))?;
-        }
-        d.set_item("awards", aw)?;
-        d.set_item("high_holder", p.high_holder)?;
-        d.set_item("high_card", p.high_card.map(Card::index))?;
-        d.set_item("low_holder", p.low_holder)?;
-        d.set_item("low_card", p.low_card.map(Card::index))?;
-        d.set_item("jack_taker", p.jack_taker)?;
-        d.set_item("jack_trick", p.jack_trick)?;
-        d.set_item("counts", &p.counts)?;
-        d.set_item("tricks_won", &p.tricks)?;
-    }
-    Ok(d.into_any())
-}
-
-fn result_py<'py>(py: Python<'py>, res: &GameResult) -> PyResult<Obj<'py>> {
-    let d = PyDict::new(py);
-    let fs = PyList::empty(py);
-    for f in &res.findings {
-        fs.append(engine_finding(py, f)?)?;
-    }
-    d.set_item("findings", fs)?;
-    d.set_item("audited", res.audited)?;
-    if let Some(seats) = &res.seats {
-        d.set_item("sides", &seats.side_names)?;
-        d.set_item("side_of", &seats.side_of)?;
-        d.set_item("names", &seats.names)?;
-    }
-    let hands = PyList::empty(py);
-    if let Some(seats) = &res.seats {
-        for (prep, hs) in res.preps.iter().zip(&res.hands) {
-            hands.append(hand_py(py, prep, hs, seats)?)?;
-        }
-    }
-    d.set_item("hands", hands)?;
-    d.set_item("winner", res.winner)?;
-    d.set_item("won_in_hand", res.won_in_hand)?;
-    d.set_item("settlement", &res.settlement)?;
-    d.set_item("cards_played", res.cards_played)?;
-    Ok(d.into_any())
-}
-
 fn reported_py<'py>(
     py: Python<'py>,
     r: &crate::audit::Reported,
@@ -1376,14 +650,17 @@ fn simulate<'py>(
 /// Audit games given as `auditor.notation.Game` records, each with its rule set (or None:
 /// not audited). Returns one dict per game for `auditor.engine` to build its results from.
 #[pyfunction]
-fn audit_records<'py>(
-    py: Python<'py>,
-    games: &Bound<'py, PyAny>,
+fn audit_records(
+    py: Python<'_>,
+    games: &Bound<'_, PyAny>,
     rules: Vec<Option<Py<PyRules>>>,
-) -> PyResult<Bound<'py, PyList>> {
-    let mut parsed: Vec<Game> = Vec::new();
+) -> PyResult<Vec<PyGameResult>> {
+    let mut records = Vec::new();
+    let mut parsed: Vec<std::sync::Arc<Game>> = Vec::new();
     for g in games.try_iter()? {
-        parsed.push(game_from(&g?)?);
+        let g = g?;
+        parsed.push(py_records::game_of(&g)?);
+        records.push(g.unbind());
     }
     let sets: Vec<Option<RuleSet>> = rules
         .iter()
@@ -1396,12 +673,11 @@ fn audit_records<'py>(
             .map(|(g, r)| r.as_ref().map(|r| engine::audit_game(g, r)))
             .collect()
     });
-    let out = PyList::empty(py);
-    for r in &results {
-        match r {
-            Some(r) => out.append(result_py(py, r)?)?,
-            None => out.append(py.None())?,
-        }
+    let mut out = Vec::with_capacity(records.len());
+    for (((record, game), res), r) in records.into_iter().zip(parsed).zip(results).zip(rules) {
+        let source: String = record.bind(py).getattr("source")?.extract()?;
+        let name: String = record.bind(py).getattr("name")?.extract()?;
+        out.push(PyGameResult::new(py, record, r, game, res, &source, &name)?);
     }
     Ok(out)
 }
@@ -1565,11 +841,10 @@ fn take<'py>(
     p: &mut Parser,
     source: &Py<PyString>,
 ) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyList>)> {
-    let c = classes(py)?;
-    let src = source.bind(py).clone().into_any();
+    let src = source.bind(py).to_str()?;
     let games = PyList::empty(py);
     for g in p.take_games() {
-        games.append(game_to_py(py, c, &g, &src)?)?;
+        games.append(Py::new(py, PyGame::of(g, src))?)?;
     }
     let findings = PyList::empty(py);
     for f in p.take_findings() {
@@ -1644,15 +919,15 @@ fn looks_binary(head: &[u8]) -> bool {
 fn write_games(games: &Bound<'_, PyAny>) -> PyResult<String> {
     let gs = games
         .try_iter()?
-        .map(|g| game_from(&g?))
-        .collect::<PyResult<Vec<Game>>>()?;
-    Ok(writer::write_games(&gs))
+        .map(|g| py_records::game_of(&g?))
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok(writer::write_games(gs.iter().map(|g| &**g)))
 }
 
 /// The key of a game given as an `auditor.notation.Game` record: the hash of its canonical text.
 #[pyfunction]
 fn game_key(game: &Bound<'_, PyAny>) -> PyResult<String> {
-    Ok(writer::game_key(&game_from(game)?))
+    Ok(writer::game_key(&*py_records::game_of(game)?))
 }
 
 /// Parse `data` and write it back in canonical form: `(text, findings)`.
@@ -1706,6 +981,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyParser>()?;
     m.add_class::<PyRules>()?;
     m.add_class::<PyResolver>()?;
+    py_records::register(m)?;
+    m.add_class::<PyGameResult>()?;
+    m.add_class::<crate::py_result::PyHandScore>()?;
+    m.add_class::<crate::py_result::PyPrepared>()?;
     m.add(
         "RulesProblem",
         m.py().get_type::<crate::py_rules::RulesProblem>(),
