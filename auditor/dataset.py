@@ -35,13 +35,11 @@ import shutil
 import stat
 import sys
 import tempfile
-import threading
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from queue import Queue
 
 from ._lazy import lazy
 
@@ -52,9 +50,8 @@ pq = lazy("pyarrow.parquet")
 from . import _core
 from .engine import rules_resolver
 from .notation import Finding, _not_text, expand_paths
-from .tables import SCHEMA_VERSION, SCHEMAS, TABLES, Rows, add_finding, load_schema_doc
+from .tables import SCHEMA_VERSION, SCHEMAS, TABLES, load_schema_doc
 
-BATCH_HANDS = 5_000  # hands audited together (one engine batch)
 CHUNK_BYTES = 32 << 20  # input bytes per task (one staged batch each; the core's threads share a task)
 KEEP_GENERATIONS = 2  # a reader that opened the previous generation can finish its query
 # Tables computed from a batch's other tables by a `summarize` callable, not by the tasks
@@ -404,13 +401,27 @@ def locked(root: Path) -> Iterator[None]:
 
 
 class BatchWriter:
-    """Streams every table of one batch into a staging folder, row group by row group."""
+    """Streams every table of one batch into a staging folder, row group by row group.
 
-    def __init__(self, staging: Path):
+    An import's tables are written by the core (:meth:`files`: its workers encode each
+    piece's row groups); rows read back from other batches (compact, a batch filtered) are
+    written through pyarrow (:meth:`write`).  A table is written one way or the other.
+    """
+
+    def __init__(self, staging: Path, derived: bool = False):
         self.dir = staging / f"tmp-{uuid.uuid4().hex}"
         self.dir.mkdir(parents=True)
         self.writers: dict[str, pq.ParquetWriter] = {}
         self.rows = {t: 0 for t in TABLES}
+        self.derived = derived
+        self._files: _core.BatchFiles | None = None
+
+    def files(self) -> _core.BatchFiles:
+        """The core's writers of this batch's files (with ``derived``, the counters too, which the
+        core computes from the same audit)."""
+        if self._files is None:
+            self._files = _core.BatchFiles(self.dir, self.derived)
+        return self._files
 
     def write(self, tables: dict[str, pa.Table]) -> None:
         for t, table in tables.items():
@@ -424,12 +435,14 @@ class BatchWriter:
         """Finish the files and name the folder by the hash of its content; None when it holds nothing."""
         for w in self.writers.values():
             w.close()
+        if self._files is not None:
+            for t, n in self._files.close():
+                self.rows[t] += n
         if not any(self.rows.values()):
             shutil.rmtree(self.dir, ignore_errors=True)
             return None
         h = hashlib.blake2b(digest_size=16)
-        for t in sorted(self.writers):
-            f = self.dir / f"{t}.parquet"
+        for f in sorted(self.dir.glob("*.parquet")):  # the files pyarrow and the core wrote
             with open(f, "rb") as fh:
                 for block in iter(lambda: fh.read(1 << 20), b""):
                     h.update(block)
@@ -443,7 +456,7 @@ class BatchWriter:
         return batch
 
     def abort(self) -> None:
-        for w in self.writers.values():
+        for w in [*self.writers.values(), *([self._files] if self._files is not None else [])]:
             try:
                 w.close()
             except Exception:  # noqa: BLE001 - cleaning up after a failure already being raised
@@ -665,9 +678,12 @@ class TaskResult:
     chunks: list[Chunk]
     games_per_chunk: list[int]
     batch: str | None  # staged batch id (None: nothing written, or not writing)
-    game_ids: list[str] = field(default_factory=list)
-    legacy_ids: dict[str, str] = field(default_factory=dict)  # key -> the key versions 1 and 2 gave it, where other
-    findings: list[tuple[str | None, Finding]] = field(default_factory=list)  # (game key, finding)
+    games_read: int = 0
+    # every game read when writing: (key, stored in the batch, the key versions 1 and 2 gave it where other)
+    games: list[tuple[str, bool, str | None]] = field(default_factory=list)
+    # (game key, finding) of every game read, each copy where it stands (as `audit` reports them)
+    findings: list[tuple[str | None, Finding]] = field(default_factory=list)
+    findings_stored: int = 0  # rows the batch's findings table holds
     hands: int = 0
     cards: int = 0
     unscored: int = 0  # hands with tricks whose score could not be recomputed
@@ -694,122 +710,43 @@ def audit_chunk(chunk: Chunk, source: str, override: str, jobs: int, out: TaskRe
         chunk.path, chunk.start, chunk.end, chunk.first_line, chunk.first_game, jobs,
         rules_resolver(override), source, progress, PROGRESS_EVERY)
     out.findings.extend((None, f) for f in found)
-    out.game_ids.extend([""] * games)
+    out.games_read += games
     out.hands += hands
     out.cards += cards
     out.unscored += unscored
     out.bytes += nbytes
     return games
-
-
-def arrow_tables(columns: dict[str, dict[str, tuple]]) -> dict[str, pa.Table]:
-    """The core's columns (Arrow buffers, see ``_core.import_file``) as tables of the schemas."""
-    out = {}
-    for name, cols in columns.items():
-        schema = SCHEMAS[name]
-        arrays = []
-        for f in schema:
-            kind, n, valid, values, data, strings = cols[f.name]
-            mask = pa.py_buffer(valid)
-            if kind == "string":
-                arrays.append(pa.Array.from_buffers(f.type, n, [mask, pa.py_buffer(values), pa.py_buffer(data)]))
-            elif kind == "list<string>":
-                child = pa.Array.from_buffers(pa.string(), len(strings) // 4 - 1,
-                                              [None, pa.py_buffer(strings), pa.py_buffer(data)])
-                arrays.append(pa.Array.from_buffers(f.type, n, [mask, pa.py_buffer(values)], children=[child]))
-            else:
-                arrays.append(pa.Array.from_buffers(f.type, n, [mask, pa.py_buffer(values)]))
-        out[name] = pa.Table.from_arrays(arrays, schema=schema)
-    return out
-
-
-def analysis_table(chunk: Chunk, override: str, jobs: int, ids: list[str]) -> pa.Table:
-    """The ``analysis`` rows of a chunk's games (``import --analyze``): each card of each hand the
-    solver can examine, the games in file order, as the core's import numbered them in ``ids``."""
-    from .engine import analyze_games
-    from .notation import parse_text
-
-    with open(chunk.path, "rb") as f:
-        f.seek(chunk.start)
-        data = f.read(-1 if chunk.end < 0 else chunk.end - chunk.start)
-    games, _ = parse_text(data.decode("utf-8", "replace"), chunk.path)
-    columns = {f.name: [] for f in SCHEMAS["analysis"]}
-    if len(games) != len(ids):  # the two readings disagree: no rows rather than rows on the wrong game
-        return pa.Table.from_pydict(columns, schema=SCHEMAS["analysis"])
-    for game_id, game, hands in zip(ids, games, analyze_games(games, override, jobs)):
-        side_of = {p: t for t, ps in game.teams.items() for p in ps} if game.teams else {}
-        for a in hands:
-            if a.not_analysable:
-                continue
-            best = a.best_trump
-            for p in a.plays:
-                row = dict(game_id=game_id, hand=a.hand, trick=p.trick, position=p.position, player=p.player,
-                           side=side_of.get(p.player, p.player), card=p.card, pitcher=a.pitcher,
-                           pitcher_side=a.pitcher_side, value_before=p.before, value_after=p.after, cost=p.cost,
-                           mistake=p.cost > 0, illegal=p.illegal, better=" ".join(p.best) or None, par=a.par,
-                           best_trump_par=best[1] if best else None, contract=a.contract, claim=a.claim)
-                for k, v in row.items():
-                    columns[k].append(v)
-    return pa.Table.from_pydict(columns, schema=SCHEMAS["analysis"])
 
 
 def import_chunk(chunk: Chunk, source: str, override: str, jobs: int, writer: BatchWriter, now: dt.datetime,
-                 out: TaskResult, progress: Progress | None = None, analyze: bool = False) -> int:
+                 out: TaskResult, keys: _core.GameKeys, progress: Progress | None = None, analyze: bool = False,
+                 keep_findings: bool = True) -> int:
     """Parse, audit and write one chunk's tables in the core on ``jobs`` threads; returns its games.
-    With ``analyze``, also the chunk's ``analysis`` rows (perfect play, card by card)."""
+
+    Each game is stored once: one ``keys`` holds (already in the dataset, or stored earlier in
+    the run) is read, audited and reported, not stored again.  With ``analyze``, also the
+    chunk's ``analysis`` rows (perfect play, card by card), from the same parse.  Without
+    ``keep_findings`` the findings are counted, not kept (an import of any size in bounded memory).
+    """
     binary = _sniff(chunk, source)
     if binary is not None:
-        rows = Rows()
-        add_finding(rows, binary, None)
-        writer.write(rows.to_arrow())
+        writer.files().write_findings([binary])
         out.findings.append((None, binary))
+        out.findings_stored += 1
         return 0
-    schema = [(t, [(c, ty) for c, ty, _ in spec["columns"]]) for t, spec in load_schema_doc()["tables"].items()
-              if not spec.get("derived") and not spec.get("option")]
-    now_us = int(now.timestamp() * 1_000_000)
-    # Parquet is written on a thread of its own (pyarrow lets go of the GIL), so the core goes on meanwhile
-    queue: Queue = Queue(maxsize=2)
-    failed: list[BaseException] = []
-
-    def drain() -> None:
-        while (tables := queue.get()) is not None:
-            try:
-                if not failed:
-                    writer.write(tables)
-            except BaseException as e:  # noqa: BLE001 - raised again on the task's thread below
-                failed.append(e)
-
-    def write(columns: dict) -> None:
-        if failed:
-            raise failed[0]
-        tables = arrow_tables(columns)
-        queue.put(tables)
-        # the findings as stored: a game read twice in the task is stored, and reported, once
-        out.findings.extend((r["game_id"], Finding(r["code"], r["message"], r["file"], r["line"], r["column"],
-                                                   r["game"] or "", r["hand"], r["trick"], r["player"], r["expected"],
-                                                   r["recorded"]))
-                            for r in tables["findings"].to_pylist())
-
-    thread = threading.Thread(target=drain, name="parquet-writer", daemon=True)
-    thread.start()
-    try:
-        _, ids, legacy, games, hands, cards, unscored, nbytes = _core.import_file(
-            chunk.path, chunk.start, chunk.end, chunk.first_line, chunk.first_game, jobs,
-            rules_resolver(override), schema, now_us, write, BATCH_HANDS, source, progress, PROGRESS_EVERY)
-    finally:
-        queue.put(None)
-        thread.join()
-    if failed:
-        raise failed[0]
-    if analyze and ids:
-        writer.write({"analysis": analysis_table(chunk, override, jobs, ids)})
-    out.game_ids.extend(ids)
-    out.legacy_ids.update(legacy)
+    found, games, stored, n, hands, cards, unscored, nbytes = _core.import_file(
+        chunk.path, chunk.start, chunk.end, chunk.first_line, chunk.first_game, jobs,
+        rules_resolver(override), writer.files(), keys, int(now.timestamp() * 1_000_000), source, analyze,
+        keep_findings, progress, PROGRESS_EVERY)
+    out.findings.extend(found)
+    out.games.extend(games)
+    out.games_read += n
+    out.findings_stored += stored
     out.hands += hands
     out.cards += cards
     out.unscored += unscored
     out.bytes += nbytes
-    return games
+    return n
 
 
 @contextmanager
@@ -830,14 +767,24 @@ def _readable(chunk: Chunk) -> Iterator[tuple[Chunk, str]]:
         yield replace(chunk, path=tmp.name), "<stdin>"
 
 
-def run_task(chunks: list[Chunk], override: str = "", staging: str | None = None, analyze: bool = False, *,
-             jobs: int = 1, progress: Progress | None = None) -> TaskResult:
+def run_task(chunks: list[Chunk], override: str = "", staging: str | None = None, analyze: bool = False,
+             derived: bool = False, *,
+             jobs: int = 1, progress: Progress | None = None, keys: _core.GameKeys | None = None,
+             keep_findings: bool = True, house: list | None = None) -> TaskResult:
     """Parse and audit some chunks in the core on ``jobs`` threads; write their tables as one staged
-    batch when ``staging`` is given (with ``analyze``, its ``analysis`` rows too). ``progress`` is told the task's bytes and hands done as the core
-    reads them (a local run: a Dask worker has nobody to tell)."""
+    batch when ``staging`` is given (with ``analyze``, its ``analysis`` rows too; with ``derived``, the
+    counters), each game once:
+    ``keys`` are the games met before (a local run shares them; a Dask task starts afresh and the
+    coordinator filters).  ``progress`` is told the task's bytes and hands done as the core
+    reads them (a local run: a Dask worker has nobody to tell).  ``house`` are the house presets
+    of the coordinator's configuration (``_core.house_presets()``), defined first in a worker's
+    process so its parser and resolver know them as the coordinator does."""
+    if house is not None:
+        _core.define_house_presets(house)
     now = dt.datetime.now(dt.timezone.utc)
     out = TaskResult(chunks, [], None)
-    writer = BatchWriter(Path(staging)) if staging else None
+    writer = BatchWriter(Path(staging), derived) if staging else None
+    keys = keys if keys is not None else _core.GameKeys()
     try:
         for chunk in chunks:
             # the chunk's own counts, after those of the task's chunks before it
@@ -846,15 +793,15 @@ def run_task(chunks: list[Chunk], override: str = "", staging: str | None = None
             try:
                 with _readable(chunk) as (readable, source):
                     if writer is not None:
-                        games = import_chunk(readable, source, override, jobs, writer, now, out, within, analyze)
+                        games = import_chunk(readable, source, override, jobs, writer, now, out, keys, within,
+                                             analyze, keep_findings)
                     else:
                         games = audit_chunk(readable, source, override, jobs, out, within)
             except OSError as e:
                 f = _core.path_finding("Unreadable", chunk.path, str(e.strerror or e))
                 if writer is not None:
-                    rows = Rows()
-                    add_finding(rows, f, None)
-                    writer.write(rows.to_arrow())
+                    writer.files().write_findings([f])
+                    out.findings_stored += 1
                 out.findings.append((None, f))
                 games = 0
             out.games_per_chunk.append(games)
@@ -943,7 +890,9 @@ class _Runner:
             raise DatasetError(errno.ECONNREFUSED, f"cannot reach the Dask scheduler {self.scheduler}: {e}") from None
         try:
             # coarse tasks, retried on another worker if one dies; pure=False: a retry is a new run
-            futures = [client.submit(run_task, t, *args, retries=3, pure=False) for t in tasks]
+            # a worker is another process: it is given the house presets this run's rules may name
+            house = _core.house_presets()
+            futures = [client.submit(run_task, t, *args, house=house, retries=3, pure=False) for t in tasks]
             for fut in futures:
                 yield fut.result()
         finally:
@@ -954,7 +903,7 @@ class _Runner:
 def process(paths: Iterable[str], *, override: str = "", out: str | Path | None = None, jobs: int = 1,
             scheduler=None,
             progress: Progress | None = None, summarize: Summarize | None = None,
-            analyze: bool = False) -> ImportStats:
+            analyze: bool = False, keep_findings: bool = True) -> ImportStats:
     """Parse and audit ``paths``; with ``out``, add them to that dataset.
 
     The one pipeline behind ``import``, ``audit`` and the on-the-fly datasets of
@@ -963,25 +912,31 @@ def process(paths: Iterable[str], *, override: str = "", out: str | Path | None 
     the derived tables (:data:`DERIVED`; ``auditor.warehouse.summarize_batch``); without it
     the new batches have none, and readers compute those rows from the raw tables.
     ``analyze`` (with ``out``) adds the ``analysis`` table: every hand under perfect play.
+    Without ``keep_findings`` an import counts its findings (``findings_stored``) but keeps only
+    those about unreadable paths in ``findings``: its memory stays bounded by its pieces.
     """
     files, missing = expand_paths(paths)
     stats = ImportStats(files=len(files), games_by_file=dict.fromkeys(files, 0))
     stats.findings.extend(missing)
     done = _Done()
-    if scheduler is None:
+    # the games met: the dataset's, then those stored; a local run's core reads and grows them
+    known = _core.GameKeys()
+    local = scheduler is None
+    if local:
         # one process: each task parsed, audited (and turned into rows) by the core on `jobs` threads
         tasks = [[Chunk(f)] for f in files] if out is None else plan_tasks(files, CHUNK_BYTES)
 
         def run(tasks: list[list[Chunk]], args: tuple) -> Iterator[TaskResult]:
             # within a task the core reports as it reads; `_collect` adds the tasks done before it
             return (run_task(t, *args, jobs=jobs, progress=None if progress is None else
-                             lambda nbytes, hands: progress(done.bytes + nbytes, done.hands + hands))
+                             lambda nbytes, hands: progress(done.bytes + nbytes, done.hands + hands),
+                             keys=known, keep_findings=keep_findings)
                     for t in tasks)
     else:
         tasks = plan_tasks(files, CHUNK_BYTES)
         run = _Runner(jobs, scheduler).run
     if out is None:
-        _collect(stats, run(tasks, (override, None)), set(), override, None, progress, done)
+        _collect(stats, run(tasks, (override, None)), known, override, None, progress, done)
         return stats
     root = Path(out)
     _check_dataset_path(root)
@@ -992,9 +947,11 @@ def process(paths: Iterable[str], *, override: str = "", out: str | Path | None 
             _tidy(root)
             staging = root / "staging"
             staging.mkdir()
-            known = known_game_ids(root)
-            new = _collect(stats, run(tasks, (override, str(staging), analyze)), known, override,
-                           staging, progress, done, analyze)
+            known.update(sorted(known_game_ids(root)))
+            # the core computes the counters where they are wanted: what `summarize` would add
+            derived = summarize is not None
+            new = _collect(stats, run(tasks, (override, str(staging), analyze, derived)), known, override,
+                           staging, progress, done, analyze, local, keep_findings, derived)
             drop: list[str] = []
             if new:
                 replaced, rewritten, drop = _supersede(root, staging, new)
@@ -1014,14 +971,16 @@ def process(paths: Iterable[str], *, override: str = "", out: str | Path | None 
 
 
 def _summarize(staging: Path, batches: Iterable[str], summarize: Summarize | None) -> None:
-    """Add the derived tables to staged batches, once their content is final (after filtering).
+    """Add the derived tables to staged batches that lack them, once their content is final.
 
-    The batch keeps its name (the hash of the files the tasks wrote): publish moves the
-    whole folder, the extra file with it.
+    The core writes them with every batch it makes; a batch rewritten from an older one (a
+    game superseded) may lack them.  The batch keeps its name (the hash of the files the
+    tasks wrote): publish moves the whole folder, the extra file with it.
     """
     if summarize is not None:
         for b in batches:
-            summarize(staging / b)
+            if not all((staging / b / f"{t}.parquet").exists() for t in DERIVED):
+                summarize(staging / b)
 
 
 @dataclass
@@ -1038,46 +997,58 @@ class _Done:
             progress(self.bytes, self.hands)
 
 
-def _collect(stats: ImportStats, results: Iterator[TaskResult], known: set[str],
+def _collect(stats: ImportStats, results: Iterator[TaskResult], known: _core.GameKeys,
              override: str, staging: Path | None, progress: Progress | None, done: _Done,
-             analyze: bool = False) -> dict[str, dict]:
-    """Merge task results in order: skip known games, check game numbering, gather findings."""
+             analyze: bool = False, local: bool = True, keep_findings: bool = True,
+             derived: bool = False) -> dict[str, dict]:
+    """Merge task results in order: count the games stored and left out, check game numbering,
+    gather findings.  A local run's core stored each game once already (it shares ``known``);
+    a Dask task knew only its own games, so what it stored that was met before is filtered out here."""
     new: dict[str, dict] = {}
     games_before: dict[str, int] = {}
     for res in results:
-        res = _renumber_if_needed(res, games_before, override, staging, analyze)
+        res = _renumber_if_needed(res, games_before, override, staging, analyze, known if local else None,
+                                  keep_findings, derived)
         for c, n in zip(res.chunks, res.games_per_chunk):
             stats.games_by_file[c.path] = stats.games_by_file.get(c.path, 0) + n
-        stats.games += len(res.game_ids)
+        stats.games += res.games_read
         stats.hands += res.hands
         stats.cards += res.cards
         stats.unscored += res.unscored
-        if staging is None:  # auditing only: every copy of a game is reported where it stands
-            stats.games_new += len(res.game_ids)
-            stats.findings.extend(f for _, f in res.findings)
+        # every finding is reported where it stands (a game already in the dataset is still audited)
+        stats.findings.extend(f for _, f in res.findings)
+        if staging is None:  # auditing only
+            stats.games_new += res.games_read
             done.add(res, progress)
             continue
-        keep = {k for k in res.game_ids if k not in known and res.legacy_ids.get(k) not in known}
-        stats.games_skipped += len(res.game_ids) - len(keep)
+        stored = [(k, legacy) for k, kept, legacy in res.games if kept]
+        if local:
+            keep = {k for k, _ in stored}
+        else:
+            keep = {k for k, legacy in stored if k not in known and (legacy is None or legacy not in known)}
+            known.update(sorted(keep))
+        stats.games_skipped += res.games_read - len(keep)
         stats.games_new += len(keep)
-        known |= keep
-        # every finding is reported (a game already in the dataset is still audited); only new games are stored
-        stats.findings.extend(f for _, f in res.findings)
-        stats.findings_stored += sum(1 for k, _ in res.findings if k is None or k in keep)
-        if res.batch is not None and staging is not None:
+        findings_stored = res.findings_stored
+        if res.batch is not None:
             batch = res.batch
-            if len(keep) != len(set(res.game_ids)):
+            if len(keep) != len(stored):
                 batch = _filter_batch(staging, batch, keep)
+                findings = staging / batch / "findings.parquet" if batch is not None else None
+                findings_stored = pq.ParquetFile(findings).metadata.num_rows if findings and findings.exists() else 0
             if batch is not None:
                 new[batch] = {"games": len(keep), "hands": res.hands, "files": sorted({c.path for c in res.chunks}),
                               "schema_version": SCHEMA_VERSION}
+        stats.findings_stored += findings_stored
         done.add(res, progress)
     return new
 
 
 def _renumber_if_needed(res: TaskResult, games_before: dict[str, int], override: str,
-                        staging: Path | None, analyze: bool = False) -> TaskResult:
-    """Check each chunk's assumed game count; rerun a chunk whose count was wrong (a rare tag layout)."""
+                        staging: Path | None, analyze: bool = False, keys: _core.GameKeys | None = None,
+                        keep_findings: bool = True, derived: bool = False) -> TaskResult:
+    """Check each chunk's assumed game count; rerun a chunk whose count was wrong (a rare tag layout).
+    ``keys``: the run's games met, shared with the core (the rerun's games are taken out of them first)."""
     chunks = res.chunks
     if all(c.first_game == games_before.get(c.path, 0) or c.start == 0 for c in chunks):
         for c, n in zip(chunks, res.games_per_chunk):
@@ -1085,8 +1056,11 @@ def _renumber_if_needed(res: TaskResult, games_before: dict[str, int], override:
         return res
     if res.batch is not None and staging is not None:
         shutil.rmtree(staging / res.batch, ignore_errors=True)
+    if keys is not None:
+        keys.discard([k for k, kept, _ in res.games if kept])
     fixed = [replace(c, first_game=games_before.get(c.path, 0)) if c.start else c for c in chunks]
-    res = run_task(fixed, override, str(staging) if staging else None, analyze)
+    res = run_task(fixed, override, str(staging) if staging else None, analyze, derived, keys=keys,
+                   keep_findings=keep_findings)
     for c, n in zip(fixed, res.games_per_chunk):
         games_before[c.path] = games_before.get(c.path, 0) + n if c.start else n
     return res
@@ -1177,14 +1151,16 @@ def _check_dataset_path(root: Path) -> None:
 
 def import_paths(paths: Iterable[str], out: str | Path, *, override: str = "",
                  jobs: int = 1, scheduler=None, progress: Progress | None = None,
-                 summarize: Summarize | None = None, analyze: bool = False) -> ImportStats:
+                 summarize: Summarize | None = None, analyze: bool = False,
+                 keep_findings: bool = True) -> ImportStats:
     """Parse, audit and add ``paths`` to the dataset at ``out``: atomic and idempotent.
 
-    ``summarize`` adds the derived tables to each new batch (see :func:`process`); ``analyze``
-    the ``analysis`` table (every hand under perfect play, card by card).
+    ``summarize`` adds the derived tables to each new batch that lacks them (see :func:`process`);
+    ``analyze`` the ``analysis`` table (every hand under perfect play, card by card);
+    ``keep_findings`` false keeps only the count of the findings (see :func:`process`).
     """
     return process(paths, override=override, out=out, jobs=jobs, scheduler=scheduler,
-                   progress=progress, summarize=summarize, analyze=analyze)
+                   progress=progress, summarize=summarize, analyze=analyze, keep_findings=keep_findings)
 
 
 def compact(root: str | Path, target_rows: int = 2_000_000, summarize: Summarize | None = None) -> tuple[int, int]:

@@ -1,29 +1,28 @@
 """Arrow tables: the schemas, and the game keys.
 
-The schemas are defined once, in ``auditor/schemas/tables.json`` (the package
-``auditor.schemas``), with a version and a meaning for every column.  The core fills the
-tables (``core/src/tables.rs``); Python adds only the findings about files it could not
-read.  Where the tables are stored, and how, is :mod:`auditor.dataset`.
+The schemas are defined once, in ``schemas/tables.json`` at the top of the repository, with
+a version and a meaning for every column.  The core compiles that file in and builds and
+writes the tables (``core/src/columns.rs``, ``core/src/tables.rs``); this module reads the
+same text from the core (``_core.schema_json``), so an installed wheel and a source tree
+agree.  Where the tables are stored, and how, is :mod:`auditor.dataset`.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from importlib import resources
 
 from ._lazy import lazy
 
 pa = lazy("pyarrow")
 
 from . import _core
-from .findings import kind_of, severity_of
-from .notation import Finding, Game
+from .notation import Game
+
 
 def load_schema_doc() -> dict:
-    """The parsed ``schemas/tables.json``."""
-    return json.loads(resources.files("auditor.schemas").joinpath("tables.json").read_text("utf-8"))
+    """The parsed ``schemas/tables.json``, as the core compiled it in."""
+    return json.loads(_core.schema_json())
 
 
 _DOC = load_schema_doc()
@@ -72,36 +71,14 @@ def game_key(game: Game) -> str:
     return game.key or _core.game_key(game)
 
 
-@dataclass
-class Rows:
-    """Column lists for every table, filled row by row (the findings of a file that could not be read)."""
-
-    cols: dict[str, dict[str, list]] = field(default_factory=lambda: {
-        t: {f.name: [] for f in s} for t, s in SCHEMAS.items()})
-
-    def add(self, table: str, **values) -> None:
-        cols = self.cols[table]
-        for name, col in cols.items():
-            col.append(values.get(name))
-
-    def __len__(self) -> int:
-        return len(self.cols["hands"]["hand"])
-
-    def to_arrow(self) -> dict[str, pa.Table]:
-        return {t: pa.table({k: pa.array(v, type=SCHEMAS[t].field(k).type) for k, v in cols.items()},
-                            schema=SCHEMAS[t]) for t, cols in self.cols.items()}
-
-
-def add_finding(rows: Rows, f: Finding, game_id: str | None) -> None:
-    """One row of the findings table."""
-    rows.add("findings", game_id=game_id, game=f.game or None, code=f.code, kind=kind_of(f.code),
-             severity=severity_of(f.code), file=f.source, line=f.line, column=f.column, hand=f.hand,
-             trick=f.trick, player=f.subject, message=f.message, expected=f.expected, recorded=f.recorded)
-
-
 def schema_markdown() -> str:
     """Every table and column with its type and meaning, as Markdown (docs/schema.md)."""
-    out = [f"# Dataset schema (version {SCHEMA_VERSION})", "", _DOC["doc"], ""]
+    out = [f"# Dataset schema (version {SCHEMA_VERSION})", "",
+           "Made from `schemas/tables.json` at the top of the repository, where every table and column is "
+           "declared once: the compiled core carries it (an installed wheel needs no copy beside it), builds "
+           "each table as Arrow record batches and writes the Parquet files; `auditor.tables.SCHEMAS` reads "
+           "the same text from the core. To change a table, edit that file and regenerate this page.", "",
+           _DOC["doc"], ""]
     for name, spec in _DOC["tables"].items():
         out += [f"## `{name}`", "", spec["doc"], "", "| column | type | meaning |", "|---|---|---|"]
         out += [f"| `{c}` | {t} | {d} |" for c, t, d in spec["columns"]]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import json
+import os
 import re
 import subprocess
 import sys
@@ -15,8 +16,8 @@ import pyarrow.parquet as pq
 import pytest
 
 import auditor.dataset as ds_mod
-from auditor.dataset import (DatasetError, compact, import_paths, known_game_ids, read_manifest, read_table,
-                             split_file, table_files)
+from auditor.dataset import (DatasetError, compact, current, import_paths, known_game_ids, read_manifest,
+                             read_table, split_file, table_files)
 from auditor.notation import parse_file, write_game
 from auditor.notation import parse_text as parse_text_for_key
 from auditor.simulate import simulate
@@ -77,30 +78,29 @@ def test_an_import_killed_midway_leaves_the_dataset_as_it_was(tmp_path, example_
     import_paths([str(example_file)], root)
     before, manifest = snapshot(root), read_manifest(root)
     big = tmp_path / "big.pitch"
-    big.write_text(simulate("auction", games=40, seed=2)[0])
-    # the child writes a few row groups of its batch, then dies by SIGKILL
+    text = simulate("auction", games=40, seed=2)[0]
+    # a few pieces' worth (each copy a game of its own), so that the core is still at work when it dies
+    big.write_text("\n".join(re.sub(r'\[GameId "([^"]+)"\]', lambda m: f'[GameId "{m.group(1)}-{i}"]', text)
+                             for i in range(12)))
+    # the child's core writes the first row groups of its batch, then the child dies by SIGKILL
     script = textwrap.dedent(f"""
-        import os, signal
+        import os, pathlib, signal, threading, time
         import auditor.dataset as d
-        d.BATCH_HANDS = 20
-        write = d.BatchWriter.write
-        calls = 0
-        def write_then_die(self, tables):
-            global calls
-            write(self, tables)
-            calls += 1
-            if calls == 5:
-                os.kill(os.getpid(), signal.SIGKILL)
-        d.BatchWriter.write = write_then_die
-        d.import_paths([{str(big)!r}], {str(root)!r})
+        staging = pathlib.Path({str(root)!r}) / "staging"
+        def watch():
+            while not list(staging.rglob("*.parquet")):
+                time.sleep(0.001)
+            os.kill(os.getpid(), signal.SIGKILL)
+        threading.Thread(target=watch, daemon=True).start()
+        d.import_paths([{str(big)!r}], {str(root)!r}, jobs=1)
     """)
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True)
     assert proc.returncode == -9
     assert list((root / "staging").rglob("*.parquet")), "the child should have died while writing"
     assert read_manifest(root) == manifest and snapshot(root) == before
     stats = import_paths([str(big)], root)  # the next import sweeps the left-overs and completes
-    assert stats.games_new == 40 and not (root / "staging").exists()
-    assert read_table(root, "games").num_rows == 41
+    assert stats.games_new == 480 and not (root / "staging").exists()
+    assert read_table(root, "games").num_rows == 481
 
 
 def test_a_full_disk_gives_an_error_and_leaves_the_dataset_unchanged(tmp_path, example_file, monkeypatch):
@@ -109,11 +109,14 @@ def test_a_full_disk_gives_an_error_and_leaves_the_dataset_unchanged(tmp_path, e
     before, manifest = snapshot(root), read_manifest(root)
     more = tmp_path / "more.pitch"
     more.write_text(simulate("auction", games=2, seed=1)[0])
+    made = ds_mod.BatchWriter.__init__
 
-    def full(self, tables):
-        raise OSError(errno.ENOSPC, "No space left on device")
+    def full(self, *a, **k):
+        made(self, *a, **k)
+        # the disk fills up under the core's writer: its plays file is the device that is always full
+        os.symlink("/dev/full", self.dir / "plays.parquet")
 
-    monkeypatch.setattr(ds_mod.BatchWriter, "write", full)
+    monkeypatch.setattr(ds_mod.BatchWriter, "__init__", full)
     with pytest.raises(DatasetError, match="No space left"):
         import_paths([str(more)], root)
     assert read_manifest(root) == manifest and snapshot(root) == before
@@ -185,14 +188,37 @@ def test_a_dask_cluster_gives_the_same_dataset(tmp_path, logs, monkeypatch):
     assert snapshot(tmp_path / "local") == snapshot(tmp_path / "dask")
 
 
-def _die_once(marker: str, chunks, *args):
+def test_a_dask_worker_knows_the_house_presets_of_the_configuration(tmp_path):
+    """A worker is another process: a game whose Rules tag names a club's own preset is read
+    and scored there as at home, not refused as an unknown preset."""
+    distributed = pytest.importorskip("distributed")
+    from auditor.rules import define_house_presets
+
+    text, _ = simulate("auction", games=2, seed=1)
+    log = tmp_path / "club.pitch"
+    log.write_text(re.sub(r'\[Rules "[^"]*"\]', '[Rules "thursday"]', text), encoding="utf-8")
+    define_house_presets({"thursday": {"base": "auction"}})
+    try:
+        local = import_paths([str(log)], tmp_path / "local")
+        with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                      dashboard_address=None) as c, distributed.Client(c) as client:
+            remote = import_paths([str(log)], tmp_path / "dask", scheduler=client)
+    finally:
+        define_house_presets({})
+    assert local.findings == [] and local.games_new == 2
+    assert [f.code for f in remote.findings] == []
+    assert read_table(tmp_path / "dask", "games").column("preset").to_pylist() == ["thursday"] * 2
+    assert snapshot(tmp_path / "local") == snapshot(tmp_path / "dask")
+
+
+def _die_once(marker: str, chunks, *args, **kw):
     """A task that kills its worker process the first time it runs (the marker file remembers)."""
     import os
 
     if not os.path.exists(marker):
         open(marker, "w").close()
         os._exit(1)
-    return ds_mod.run_task(chunks, *args)
+    return ds_mod.run_task(chunks, *args, **kw)
 
 
 def test_a_worker_killed_mid_task_neither_loses_nor_duplicates_games(tmp_path, logs, monkeypatch):
@@ -245,10 +271,13 @@ def test_summarize_runs_on_each_final_batch_before_it_is_published(tmp_path, log
 
     root = tmp_path / "ds"
     stats = import_paths([str(logs)], root, summarize=summarize)
-    assert stats.games_skipped == 1  # the repeated game: its batch was filtered before summarize
-    assert sorted(seen) == sorted(read_manifest(root)["batches"])
+    assert stats.games_skipped == 1  # the repeated game: stored once, counted once
+    # the core computed every batch's counters from the same audit: no batch needed `summarize`
+    assert seen == [] and len(read_manifest(root)["batches"]) > 3
 
     def counted_games():
+        for b in current(root).glob("batch=*"):
+            assert (b / "game_player_counters.parquet").exists(), b
         return set(read_table(root, "game_player_counters", ["game_id"]).column("game_id").to_pylist())
 
     assert counted_games() == known_game_ids(root)
@@ -258,7 +287,7 @@ def test_summarize_runs_on_each_final_batch_before_it_is_published(tmp_path, log
                    .replace("total Ann 3, Bob 0, Cal 1, Dee 0", "total Ann 3, Bob 0, Cal 0, Dee 1"))
     seen.clear()
     stats = import_paths([str(logs)], root, summarize=summarize)
-    assert stats.games_replaced == 1 and len(seen) >= 1
+    assert stats.games_replaced == 1
     assert counted_games() == known_game_ids(root)
     n = read_table(root, "game_player_counters").num_rows
     assert n == sum(len(p) for p in read_table(root, "games", ["players"]).column("players").to_pylist())
@@ -304,7 +333,7 @@ def downgrade_to_v1(root) -> None:
 
 def test_version_1_schema_is_version_2_without_its_additions():
     doc = ds_mod.load_schema_doc()
-    assert doc["schema_version"] == 6
+    assert doc["schema_version"] == 7
     for t, cols in ADDED_IN_V2.items():
         assert set(cols) <= set(SCHEMAS[t].names), t
     assert set(NEW_TABLES_IN_V2) <= set(TABLES)
@@ -342,6 +371,23 @@ def test_batches_of_schema_version_1_read_and_compact(tmp_path, logs, monkeypatc
     hands = read_table(root, "hands").to_pylist()
     assert {h["points_in_play"] for h in hands} == {None, 10, 4}
     assert read_table(root, "exchanges").num_rows > 0
+
+
+def test_findings_of_schema_version_6_read_with_their_fields_null(tmp_path, example_file):
+    """Version 7 added the findings' typed fields: a batch written before has none, and reads as null."""
+    bad = tmp_path / "bad.pitch"
+    bad.write_text(example_file.read_text().replace("score Ann 3, Bob 0, Cal 1, Dee 0", "score Ann 3, Bob 0, Cal 0, Dee 1"))
+    root = tmp_path / "ds"
+    import_paths([str(bad)], root)
+    rows = read_table(root, "findings").to_pylist()
+    assert rows and all(isinstance(json.loads(r["fields"]), dict) for r in rows)
+    for f in ds_mod.current(root).glob("batch=*/findings.parquet"):
+        table = pq.read_table(f).drop_columns(["fields"])
+        pq.write_table(table.replace_schema_metadata({**table.schema.metadata, b"schema_version": b"6"}), f,
+                       compression="zstd")
+    old = read_table(root, "findings").to_pylist()
+    assert [r["fields"] for r in old] == [None] * len(rows)
+    assert [{**r, "fields": None} for r in rows] == old
 
 
 # --------------------------------------------------------------------------- a dataset written by auditor 0.2
@@ -404,3 +450,178 @@ def test_progress_moves_through_a_multi_megabyte_file_and_is_silent_off_a_termin
         for nbytes, hands in seen:
             tick(nbytes, hands)
     assert pipe.getvalue() == ""
+
+
+# --------------------------------------------------------------------------- one game, one copy; audit = import
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_the_same_game_in_two_files_of_one_run_is_stored_once(tmp_path, jobs):
+    """Issue 27 item 1: a.pitch and b.pitch hold the same games; the run stores them once, as a later run would."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    text = (SAMPLE_LOGS / "setback.pitch").read_text("utf-8")
+    (logs / "a.pitch").write_text(text)
+    (logs / "b.pitch").write_text(text)
+    root = tmp_path / "ds"
+    stats = import_paths([str(logs)], root, jobs=jobs)
+    games = read_table(root, "games").to_pylist()
+    assert (stats.games, stats.games_new, stats.games_skipped) == (6, 3, 3)
+    assert len(games) == 3 and {g["source_file"] for g in games} == {str(logs / "a.pitch")}
+    single = tmp_path / "single"
+    import_paths([str(logs / "a.pitch")], single)
+    assert snapshot(root, {"games": ["source_file"]}) == snapshot(single, {"games": ["source_file"]})
+    assert sum(e["games"] for e in read_manifest(root)["batches"].values()) == 3
+    from auditor.check import check_dataset
+    assert check_dataset(root).problems == []
+
+
+def _fields(fields) -> str:
+    """Typed fields (a dict, or the JSON text the findings table holds) in one comparable form."""
+    return json.dumps(json.loads(fields) if isinstance(fields, str) else fields, sort_keys=True)
+
+
+def _finding_rows(findings) -> list[tuple]:
+    return sorted(((f.code, f.line, f.column, f.game or None, f.hand, f.trick, f.subject, f.message, f.expected,
+                    f.recorded, _fields(f.fields)) for f in findings), key=repr)
+
+
+def _json_rows(found: list[dict]) -> list[tuple]:
+    """Findings as `audit --format json` gives them, compared as the findings table stores them."""
+    return sorted(((f["code"], f["line"], f["column"], f["game"], f["hand"], f["trick"], f["player"], f["message"],
+                    f["expected"], f["recorded"], _fields(f["fields"])) for f in found), key=repr)
+
+
+def _table_rows(root) -> list[tuple]:
+    return _json_rows(read_table(root, "findings").to_pylist())
+
+
+def test_findings_before_the_first_tag_block_are_stored_as_audit_reports_them(tmp_path):
+    """Issue 27 item 2: a hand before any [Tag] line: audit's four E108 are in the dataset too."""
+    log = tmp_path / "early.pitch"
+    log.write_text("hand 1\ndealer Ann\nbids Ann 2\n1. Ann:AS\n\n" + NOTATION_EXAMPLE)
+    audited = ds_mod.process([str(log)]).findings
+    assert [f.code for f in audited].count("E108") == 4
+    root = tmp_path / "ds"
+    imported = import_paths([str(log)], root)
+    assert _finding_rows(imported.findings) == _finding_rows(audited) == _table_rows(root)
+    assert imported.findings_stored == len(audited)
+    stray = [r for r in read_table(root, "findings").to_pylist() if r["code"] == "E108"]
+    assert len(stray) == 4 and all(r["game_id"] is None and r["file"] == str(log) for r in stray)
+
+
+def _mutations(seed: bytes, rng) -> bytes:
+    """A log damaged as a disk or an editor damages one: bytes flipped, cut short, lines shuffled,
+    duplicated or dropped, numbers and strange characters put in."""
+    data = bytearray(seed)
+    for _ in range(rng.randint(1, 4)):
+        kind = rng.randrange(6)
+        lines = bytes(data).split(b"\n")
+        if kind == 0 and data:
+            for _ in range(rng.randint(1, 8)):
+                data[rng.randrange(len(data))] ^= 1 << rng.randrange(8)
+        elif kind == 1:
+            del data[rng.randrange(len(data) + 1):]
+        elif kind == 2:
+            rng.shuffle(lines)
+            data = bytearray(b"\n".join(lines))
+        elif kind == 3 and lines:
+            i = rng.randrange(len(lines))
+            lines.insert(rng.randrange(len(lines) + 1), lines[i])
+            data = bytearray(b"\n".join(lines))
+        elif kind == 4 and lines:
+            del lines[rng.randrange(len(lines))]
+            data = bytearray(b"\n".join(lines))
+        else:
+            at = rng.randrange(len(data) + 1)
+            data[at:at] = rng.choice([b"9" * rng.randint(1, 12), b"\x00", b"\r\n", "\ufeff".encode(), b"%",
+                                      b'"', b"hand 0\n", b'[Rules "smear"]\n', "é\u2028".encode()])
+    return bytes(data)
+
+
+def test_import_stores_what_audit_reports_on_damaged_logs(tmp_path):
+    """Issue 27 item 2, as a property: for mutated logs, input by input, the findings of
+    `audit --format json` are the import's, and the dataset's findings table holds them, but
+    for the copies of a game already stored (audit reports every copy where it stands)."""
+    import json as json_mod
+    import random
+
+    from typer.testing import CliRunner
+
+    from auditor.cli import app
+
+    seeds = [p.read_bytes() for p in sorted((ROOT / "tests" / "golden").glob("*/*.pitch"))[:40]]
+    seeds += [p.read_bytes()[:6000] for p in sorted(SAMPLE_LOGS.glob("*.pitch"))]
+    rng = random.Random(27)
+    runner = CliRunner()
+    exact = 0
+    for i in range(40):
+        log = tmp_path / f"m{i}.pitch"
+        log.write_bytes(_mutations(rng.choice(seeds), rng))
+        out = runner.invoke(app, ["audit", str(log), "--format", "json", "-j", "1"])
+        assert out.exit_code in (0, 1), out.output
+        audited = _json_rows(json_mod.loads(out.stdout))
+        root = tmp_path / f"ds{i}"
+        stats = import_paths([str(log)], root, jobs=1 + i % 2)
+        assert _finding_rows(stats.findings) == audited, log
+        stored = _table_rows(root)
+        assert stats.findings_stored == len(stored)
+        if stats.games_skipped == 0:
+            assert stored == audited, log
+            exact += 1
+        else:  # a game written twice: the first copy's findings are stored, every copy's reported
+            assert set(stored) <= set(audited) and len(stored) < len(audited) or stored == audited
+    assert exact >= 30
+
+
+# --------------------------------------------------------------------------- audit and import agree
+
+def _groups(paths: list) -> list[list]:
+    """The inputs in groups in which no game is in two files: a dataset stores a game once, so each
+    group's findings table must hold exactly what audit says of each of its files."""
+    groups: list[tuple[set, list]] = []
+    for p in paths:
+        games, _ = parse_file(p)
+        keys = {game_key(g) for g in games}
+        for seen, members in groups:
+            if not keys & seen:
+                seen |= keys
+                members.append(p)
+                break
+        else:
+            groups.append((set(keys), [p]))
+    return [m for _, m in groups]
+
+
+def test_import_stores_every_finding_audit_reports_input_by_input(tmp_path):
+    """The golden cases, the sample logs and damaged copies of them: for each input, the rows of the
+    dataset's findings table (typed fields included) are the findings of `audit --format json`."""
+    import random
+
+    from typer.testing import CliRunner
+
+    from auditor.cli import app
+    from tests.conftest import GOLDEN
+
+    golden = sorted(GOLDEN.glob("*/*.pitch"))
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    rng = random.Random(24)
+    for f in golden[::5] + sorted(SAMPLE_LOGS.glob("*.pitch")):
+        (corpus / f"{f.parent.name}-{f.name}").write_bytes(_mutations(f.read_bytes(), rng))
+    inputs = golden + sorted(SAMPLE_LOGS.glob("*.pitch")) + sorted(corpus.glob("*.pitch"))
+    groups = _groups(inputs)
+    assert len(inputs) > 150 and len(groups) < 6
+    seen_codes = set()
+    for i, group in enumerate(groups):
+        result = CliRunner().invoke(app, ["audit", *map(str, group), "--format", "json"])
+        assert result.exit_code in (0, 1), result.output
+        audited = json.loads(result.stdout)
+        import_paths([str(p) for p in group], tmp_path / f"ds{i}")
+        stored = read_table(tmp_path / f"ds{i}", "findings").to_pylist()
+        for file in map(str, group):
+            said = _json_rows([f for f in audited if f["file"] == file])
+            assert _json_rows([r for r in stored if r["file"] == file]) == said, file
+            seen_codes |= {s[0] for s in said}
+        assert len(stored) == len(audited)
+    assert len(seen_codes) > 30  # the corpus exercises most codes, each with its fields

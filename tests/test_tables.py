@@ -19,7 +19,7 @@ from .conftest import ROOT
 
 def test_every_column_is_documented_and_versioned():
     for name, schema in SCHEMAS.items():
-        assert schema.metadata[b"schema_version"] == b"6"
+        assert schema.metadata[b"schema_version"] == b"7"
         for f in schema:
             assert f.metadata[b"doc"], (name, f.name)
 

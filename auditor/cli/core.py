@@ -100,7 +100,7 @@ def import_cmd(
     try:
         with progress_bar(_total_bytes(paths)) as tick:
             stats = import_paths(paths, out, override=rules, progress=tick, jobs=jobs, scheduler=scheduler,
-                                 summarize=wh.summarize_batch, analyze=analyze)
+                                 summarize=wh.summarize_batch, analyze=analyze, keep_findings=False)
     except DatasetError as e:
         raise fail(f"{e.strerror or e}; the dataset is unchanged")
     summary = {"dataset": str(out), "files": stats.files, "games": stats.games, "games_added": stats.games_new,

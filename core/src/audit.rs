@@ -55,6 +55,9 @@ pub trait Sink: Send {
     fn last_key(&self) -> Option<String> {
         None
     }
+
+    /// The piece is read: work that can be done on the worker before the merge (encoding).
+    fn finish(&mut self) {}
 }
 
 /// Takes each piece's sink in input order, with the function that puts the real names on its
@@ -187,10 +190,11 @@ fn audit_piece<S: Sink>(
         }
         tick.add(slice.len() as u64, summary.hands - hands_before);
     }
-    // findings outside any game (a statement before the first tag)
+    // findings outside any game (a statement before the first tag): stored as they are reported
     let mut rest: Vec<(String, Vec<Finding>)> = by_game.into_iter().collect();
     rest.sort_by_key(|(_, fs)| fs.first().map_or(0, |f| f.line));
     for (game, fs) in rest {
+        sink.stray(&game, &fs);
         summary
             .findings
             .extend(fs.into_iter().map(|finding| Reported {
@@ -199,6 +203,7 @@ fn audit_piece<S: Sink>(
                 finding,
             }));
     }
+    sink.finish();
     PieceOut {
         games,
         summary,
@@ -221,11 +226,16 @@ fn rename(name: &str, label: &str, offset: u32) -> String {
     }
 }
 
+/// Pieces read ahead of the first one not yet merged, per worker: what is in memory at once
+/// is bounded by the pieces, whatever the input's size (a slow piece holds the reading back).
+const AHEAD_PER_JOB: usize = 3;
+
 /// Parse and audit a whole stream on `jobs` threads. `first_line` and `first_game` place a
 /// stream that is a piece of a larger file. `check` makes a `Rules` tag check for each
 /// worker; `new_sink` a sink for each piece, handed back in input order to `merge`.
 /// `progress` is told the bytes and hands done so far, from the workers as they read each slice
 /// (a few hundred times a second: it keeps what it needs), and the totals at the end (`true`).
+/// The findings are kept in the summary with `keep_findings` (else only counted by the sinks).
 #[allow(clippy::too_many_arguments)]
 pub fn audit_stream<R: Read, S: Sink + 'static>(
     mut input: R,
@@ -238,6 +248,7 @@ pub fn audit_stream<R: Read, S: Sink + 'static>(
     new_sink: &(dyn Fn() -> S + Sync),
     merge: &mut Merge<'_, S>,
     progress: &(dyn Fn(u64, u64, bool) + Sync),
+    keep_findings: bool,
 ) -> std::io::Result<Summary> {
     let jobs = jobs.max(1);
     let ticker = Ticker {
@@ -271,7 +282,7 @@ pub fn audit_stream<R: Read, S: Sink + 'static>(
         drop(done_tx);
         let mut pending: std::collections::BTreeMap<usize, PieceOut<S>> =
             std::collections::BTreeMap::new();
-        let mut next_out = 0usize;
+        let merged = std::cell::Cell::new(0usize);
         let mut games_before = first_game;
         let mut pool: Vec<Vec<u8>> = Vec::new();
         let mut take = |seq: usize,
@@ -279,7 +290,7 @@ pub fn audit_stream<R: Read, S: Sink + 'static>(
                         pending: &mut std::collections::BTreeMap<usize, PieceOut<S>>,
                         pool: &mut Vec<Vec<u8>>| {
             pending.insert(seq, out);
-            while let Some(out) = pending.remove(&next_out) {
+            while let Some(out) = pending.remove(&merged.get()) {
                 let PieceOut {
                     games,
                     summary,
@@ -292,17 +303,20 @@ pub fn audit_stream<R: Read, S: Sink + 'static>(
                 total.cards += summary.cards;
                 total.unscored += summary.unscored;
                 total.bytes += summary.bytes;
-                total
-                    .findings
-                    .extend(summary.findings.into_iter().map(|mut r| {
-                        r.game = rename(&r.game, &label, games_before);
-                        r.finding.game = rename(&r.finding.game, &label, games_before);
-                        r
-                    }));
+                if keep_findings {
+                    total
+                        .findings
+                        .extend(summary.findings.into_iter().map(|mut r| {
+                            r.game = rename(&r.game, &label, games_before);
+                            // a parser's finding names its game itself, made on the worker too
+                            r.finding.game = rename(&r.finding.game, &label, games_before);
+                            r
+                        }));
+                }
                 let offset = games_before;
                 merge(sink, &|name: &str| rename(name, &label, offset), offset);
                 games_before = games_before.saturating_add(games);
-                next_out += 1;
+                merged.set(merged.get() + 1);
             }
         };
         let mut carry: Vec<u8> = Vec::new();
@@ -338,6 +352,16 @@ pub fn audit_stream<R: Read, S: Sink + 'static>(
             carry.extend_from_slice(block.get(cut..).unwrap_or(&[]));
             block.truncate(cut);
             if !block.is_empty() {
+                // hold the reading back while the pieces ahead of the merge are many
+                while seq >= merged.get() + AHEAD_PER_JOB * jobs && received < seq {
+                    match done_rx.recv() {
+                        Ok((s, out)) => {
+                            received += 1;
+                            take(s, out, &mut pending, &mut pool);
+                        }
+                        Err(_) => break,
+                    }
+                }
                 if work_tx.send((seq, block, line)).is_err() {
                     break;
                 }

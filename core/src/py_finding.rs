@@ -66,6 +66,31 @@ impl PyFinding {
     }
 }
 
+impl PyFinding {
+    /// The finding as the dataset's findings table stores it.
+    pub fn row(&self) -> crate::tables::FindingRow {
+        let fields: Vec<(&str, Value)> = self
+            .fields
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.clone()))
+            .collect();
+        crate::tables::FindingRow {
+            code: self.code,
+            game: self.game.clone(),
+            source: self.source.clone(),
+            line: self.line,
+            column: self.column,
+            hand: self.hand,
+            trick: self.trick,
+            subject: self.subject.clone(),
+            message: self.message.clone(),
+            expected: self.expected.clone(),
+            recorded: self.recorded.clone(),
+            fields: crate::findings::fields_json(&fields),
+        }
+    }
+}
+
 fn value_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
     Ok(match v {
         Value::Null => py.None().into_bound(py),

@@ -233,6 +233,12 @@ pub fn define_house_presets(presets: Vec<presets::HousePreset>) -> PyResult<()> 
     presets::define_house_presets(&presets).map_err(pyo3::exceptions::PyValueError::new_err)
 }
 
+/// The house presets in force, as they were defined: `[(name, base, [(key, value)])]`.
+#[pyfunction]
+pub fn house_presets() -> Vec<presets::HousePreset> {
+    presets::house_presets()
+}
+
 /// The check of a `Rules` tag's value: `(message, offset)` when it is bad, None when good.
 #[pyfunction]
 pub fn check_rules(text: &str) -> Option<(String, usize)> {

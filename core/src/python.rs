@@ -177,6 +177,7 @@ fn audit_findings(
         &|| crate::audit::NoRows,
         &mut |_, _, _| {},
         progress,
+        true,
     )
 }
 
@@ -228,79 +229,158 @@ fn findings_py<'py>(
     Ok(out)
 }
 
-fn table_py<'py>(py: Python<'py>, t: &crate::columns::Table) -> PyResult<Bound<'py, PyDict>> {
-    use crate::columns::{Kind, bitmap, int_bytes, offset_bytes};
-    use pyo3::types::PyBytes;
-    let d = PyDict::new(py);
-    for c in &t.columns {
-        let valid = PyBytes::new(py, &bitmap(&c.valid));
-        let n = c.len();
-        let col = match c.kind {
-            Kind::Str => (
-                "string",
-                n,
-                valid,
-                PyBytes::new(py, &offset_bytes(&c.offsets)),
-                PyBytes::new(py, &c.data),
-                py.None().into_bound(py),
-            ),
-            Kind::ListStr => (
-                "list<string>",
-                n,
-                valid,
-                PyBytes::new(py, &offset_bytes(&c.list_offsets)),
-                PyBytes::new(py, &c.data),
-                PyBytes::new(py, &offset_bytes(&c.offsets)).into_any(),
-            ),
-            Kind::Bool => {
-                let bits: Vec<bool> = c.ints.iter().map(|&v| v != 0).collect();
-                (
-                    "bool",
-                    n,
-                    valid,
-                    PyBytes::new(py, &bitmap(&bits)),
-                    PyBytes::new(py, &[]),
-                    py.None().into_bound(py),
-                )
-            }
-            k => {
-                let width = match k {
-                    Kind::I8 => 1,
-                    Kind::I16 => 2,
-                    Kind::I32 | Kind::Date32 => 4,
-                    _ => 8,
-                };
-                (
-                    "int",
-                    n,
-                    valid,
-                    PyBytes::new(py, &int_bytes(&c.ints, width)),
-                    PyBytes::new(py, &[]),
-                    py.None().into_bound(py),
-                )
-            }
-        };
-        d.set_item(&c.name, col)?;
-    }
-    Ok(d)
+/// The Parquet files of one staged batch, written by the core: `import_file` appends each
+/// piece's row groups, `write_findings` the findings Python made itself, `close` the footers.
+#[pyclass(name = "BatchFiles", module = "auditor._core", frozen)]
+struct PyBatchFiles {
+    derived: bool,
+    inner: std::sync::Mutex<Option<crate::columns::BatchFiles>>,
 }
 
-fn tables_py<'py>(py: Python<'py>, rows: &crate::tables::Rows) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    for t in &rows.tables {
-        d.set_item(&t.name, table_py(py, t)?)?;
+/// An I/O error for Python, with its errno where the system gave one (a full disk).
+fn io_err(e: std::io::Error) -> PyErr {
+    match e.raw_os_error() {
+        Some(code) => pyo3::exceptions::PyOSError::new_err((code, e.to_string())),
+        None => pyo3::exceptions::PyOSError::new_err(e.to_string()),
     }
-    Ok(d)
 }
+
+fn poisoned() -> PyErr {
+    pyo3::exceptions::PyOSError::new_err(
+        "the batch's files were left in a bad state by a failed write",
+    )
+}
+
+impl PyBatchFiles {
+    /// The open files, for the time of a call (`None`: closed already).
+    fn with<T>(
+        &self,
+        f: impl FnOnce(&mut crate::columns::BatchFiles) -> std::io::Result<T>,
+    ) -> PyResult<T> {
+        let mut guard = self.inner.lock().map_err(|_| poisoned())?;
+        let files = guard
+            .as_mut()
+            .ok_or_else(|| pyo3::exceptions::PyOSError::new_err("the batch is closed"))?;
+        f(files).map_err(io_err)
+    }
+}
+
+#[pymethods]
+impl PyBatchFiles {
+    /// The files of the batch staged in `dir`; with `derived`, its derived tables too (the
+    /// counters, which `import_file` computes).
+    #[new]
+    #[pyo3(signature = (dir, derived=false))]
+    fn new(dir: std::path::PathBuf, derived: bool) -> PyResult<PyBatchFiles> {
+        let files =
+            crate::columns::BatchFiles::new(&dir, derived).map_err(PyValueError::new_err)?;
+        Ok(PyBatchFiles {
+            derived,
+            inner: std::sync::Mutex::new(Some(files)),
+        })
+    }
+
+    /// Add rows to the findings table for findings Python made outside any game (a path that
+    /// cannot be read, a file that is not text).
+    fn write_findings(&self, found: Vec<PyRef<'_, PyFinding>>) -> PyResult<()> {
+        let rows: Vec<crate::tables::FindingRow> = found.iter().map(|f| f.row()).collect();
+        let spec = std::sync::Arc::new(crate::tables::Spec {
+            source: String::new(),
+            now_us: 0,
+            analyze: false,
+            derived: false,
+            keys: std::sync::Arc::default(),
+        });
+        let (t, batch) =
+            crate::tables::Rows::stray_batch(spec, &rows).map_err(PyValueError::new_err)?;
+        self.with(|files| files.write(t, &batch))
+    }
+
+    /// Finish every file; returns the rows written per table.
+    fn close(&self) -> PyResult<Vec<(String, u64)>> {
+        let mut guard = self.inner.lock().map_err(|_| poisoned())?;
+        match guard.take() {
+            Some(mut files) => files.close().map_err(io_err),
+            None => Ok(Vec::new()),
+        }
+    }
+}
+
+/// The games an import has met, by key (16 bytes each): seeded with the dataset's, grown as
+/// games are stored, so that a game is stored once within a run as across runs.
+#[pyclass(name = "GameKeys", module = "auditor._core", frozen)]
+struct PyGameKeys {
+    inner: std::sync::Arc<crate::tables::GameKeys>,
+}
+
+#[pymethods]
+impl PyGameKeys {
+    #[new]
+    #[pyo3(signature = (keys=Vec::new()))]
+    fn new(keys: Vec<String>) -> PyGameKeys {
+        let k = PyGameKeys {
+            inner: std::sync::Arc::default(),
+        };
+        k.update(keys);
+        k
+    }
+
+    /// Add keys (hex, as the tables write them; anything else is not a key and is left out).
+    fn update(&self, keys: Vec<String>) {
+        for k in keys
+            .iter()
+            .filter_map(|k| crate::tables::GameKeys::parse(k))
+        {
+            self.inner.insert(k);
+        }
+    }
+
+    /// Forget keys (the games of a piece of work that is run again).
+    fn discard(&self, keys: Vec<String>) {
+        for k in keys
+            .iter()
+            .filter_map(|k| crate::tables::GameKeys::parse(k))
+        {
+            self.inner.remove(k);
+        }
+    }
+
+    fn __contains__(&self, key: &str) -> bool {
+        crate::tables::GameKeys::parse(key).is_some_and(|k| self.inner.contains(k))
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+}
+
+/// The dataset's schemas, `schemas/tables.json`, as compiled into the core.
+#[pyfunction]
+fn schema_json() -> &'static str {
+    crate::columns::SCHEMA_JSON
+}
+
+/// What `import_file` gives back: the findings (with their game's key; empty unless asked
+/// for), every game read (key, stored by this call, legacy key), the findings stored, and the
+/// counts: games, hands, cards, unscored hands, bytes.
+type Imported<'py> = (
+    Bound<'py, PyList>,
+    Vec<(String, bool, Option<String>)>,
+    u64,
+    u64,
+    u64,
+    u64,
+    u64,
+    u64,
+);
 
 /// Parse, audit and turn into the dataset's tables the bytes `start..end` of the file at
-/// `path`, on `jobs` threads. `schema` is `[(table, [(column, type)])]` from tables.json;
-/// `write(tables)` takes each batch of rows (a dict of
-/// table -> column -> Arrow buffers) in input order, the same game twice kept once. Returns
-/// the findings as (game key, Finding), the game keys in order, the legacy keys, and the counts.
+/// `path`, on `jobs` threads, the GIL released: each piece's tables are built and encoded on
+/// its worker, and appended in input order to `files`, each game once (`keys`: the games
+/// already stored, grown with those stored here). With `analyze`, the analysis table too.
 #[pyfunction]
-#[pyo3(signature = (path, start, end, first_line, first_game, jobs, resolve, schema, now_us, write, batch_hands, source=None, progress=None, progress_every=0.1))]
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+#[pyo3(signature = (path, start, end, first_line, first_game, jobs, resolve, files, keys, now_us, source=None, analyze=false, keep_findings=true, progress=None, progress_every=0.1))]
+#[allow(clippy::too_many_arguments)]
 fn import_file<'py>(
     py: Python<'py>,
     path: &str,
@@ -310,46 +390,29 @@ fn import_file<'py>(
     first_game: u32,
     jobs: usize,
     resolve: PyRef<'py, PyResolver>,
-    schema: Vec<(String, Vec<(String, String)>)>,
+    files: &PyBatchFiles,
+    keys: &PyGameKeys,
     now_us: i64,
-    write: Py<PyAny>,
-    batch_hands: usize,
     source: Option<String>,
+    analyze: bool,
+    keep_findings: bool,
     progress: Option<Py<PyAny>>,
     progress_every: f64,
-) -> PyResult<(
-    Bound<'py, PyList>,
-    Vec<String>,
-    Vec<(String, String)>,
-    u64,
-    u64,
-    u64,
-    u64,
-    u64,
-)> {
+) -> PyResult<Imported<'py>> {
     use std::io::{Read, Seek};
-    let mut tables = Vec::new();
-    for (t, cols) in schema {
-        let mut spec = Vec::new();
-        for (c, k) in cols {
-            let kind = crate::columns::Kind::parse(&k).ok_or_else(|| {
-                PyValueError::new_err(format!("{t}.{c}: type {k} is not known to the core"))
-            })?;
-            spec.push((c, kind));
-        }
-        tables.push((t, spec));
-    }
+    let schema = crate::columns::schema().map_err(PyValueError::new_err)?;
     let spec = std::sync::Arc::new(crate::tables::Spec {
-        tables,
         source: source.clone().unwrap_or_else(|| path.to_string()),
         now_us,
+        analyze,
+        derived: files.derived,
+        keys: keys.inner.clone(),
     });
     let check = shared_check();
     let resolve = resolver(&resolve);
     let path_owned = path.to_string();
-    let mut ids: Vec<String> = Vec::new();
-    let mut legacy: Vec<(String, String)> = Vec::new();
-    let mut error: Option<PyErr> = None;
+    let mut games: Vec<(String, bool, Option<String>)> = Vec::new();
+    let mut stored = 0u64;
     let (failed, last) = (
         std::sync::Mutex::new(None),
         std::sync::Mutex::new((None, 0)),
@@ -365,18 +428,14 @@ fn import_file<'py>(
                 Box::new(f)
             };
             let input = std::io::BufReader::with_capacity(1 << 20, input);
-            let mut out = crate::tables::Rows::new(spec.clone());
-            let mut seen = std::collections::HashSet::new();
-            let flush = |out: &mut crate::tables::Rows, error: &mut Option<PyErr>| {
-                let full = std::mem::replace(out, out.empty_like());
-                if error.is_none() {
-                    if let Err(e) = Python::attach(|py| {
-                        write.bind(py).call1((tables_py(py, &full)?,)).map(|_| ())
-                    }) {
-                        *error = Some(e);
-                    }
-                }
-            };
+            let mut guard = files
+                .inner
+                .lock()
+                .map_err(|_| std::io::Error::other("batch files poisoned"))?;
+            let out = guard
+                .as_mut()
+                .ok_or_else(|| std::io::Error::other("the batch is closed"))?;
+            let mut error: Option<std::io::Error> = None;
             let summary = crate::audit::audit_stream(
                 input,
                 &spec.source,
@@ -385,37 +444,29 @@ fn import_file<'py>(
                 jobs,
                 &check,
                 &resolve,
-                &|| crate::tables::Rows::new(spec.clone()),
-                &mut |mut piece: crate::tables::Rows, rename, offset| {
-                    for span in &piece.spans {
-                        if let Some(k) = &span.key {
-                            ids.push(k.clone());
-                            if let Some(l) = &span.legacy {
-                                legacy.push((k.clone(), l.clone()));
-                            }
-                        }
+                &|| crate::tables::Rows::new(spec.clone(), schema),
+                &mut |piece: crate::tables::Rows, rename, offset| {
+                    if error.is_some() {
+                        return;
                     }
-                    crate::tables::Rows::place(&mut piece, rename, offset);
-                    let mut i = 0;
-                    while i < piece.spans.len() {
-                        i = out.append_games(
-                            &piece,
-                            i,
-                            &mut seen,
-                            batch_hands.saturating_sub(out.hands()).max(1),
-                        );
-                        if out.hands() >= batch_hands {
-                            flush(&mut out, &mut error);
+                    match crate::tables::merge_piece(piece, rename, offset, &spec.keys, out) {
+                        Ok(m) => {
+                            stored += m.findings;
+                            games.extend(m.games);
                         }
+                        Err(e) => error = Some(e),
                     }
                 },
                 &report,
+                keep_findings,
             )?;
-            flush(&mut out, &mut error);
-            Ok(summary)
+            match error {
+                Some(e) => Err(e),
+                None => Ok(summary),
+            }
         })
-        .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))?;
-    if let Some(e) = error.or_else(|| failed.lock().ok().and_then(|mut e| e.take())) {
+        .map_err(io_err)?;
+    if let Some(e) = failed.lock().ok().and_then(|mut e| e.take()) {
         return Err(e);
     }
     let found = PyList::empty(py);
@@ -424,8 +475,8 @@ fn import_file<'py>(
     }
     Ok((
         found,
-        ids,
-        legacy,
+        games,
+        stored,
         summary.games,
         summary.hands,
         summary.cards,
@@ -1075,6 +1126,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(crate::py_rules::preset_info, m)?)?;
     m.add_function(wrap_pyfunction!(crate::py_rules::rule_keys, m)?)?;
     m.add_function(wrap_pyfunction!(crate::py_rules::define_house_presets, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::py_rules::house_presets, m)?)?;
     m.add_function(wrap_pyfunction!(crate::py_rules::check_rules, m)?)?;
     m.add_function(wrap_pyfunction!(crate::py_rules::captured_points, m)?)?;
     m.add_function(wrap_pyfunction!(crate::py_rules::off_jack, m)?)?;
@@ -1087,6 +1139,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(audit_file, m)?)?;
     m.add_function(wrap_pyfunction!(audit_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(import_file, m)?)?;
+    m.add_function(wrap_pyfunction!(schema_json, m)?)?;
+    m.add_class::<PyBatchFiles>()?;
+    m.add_class::<PyGameKeys>()?;
     m.add_function(wrap_pyfunction!(split_file, m)?)?;
     m.add_function(wrap_pyfunction!(catalog, m)?)?;
     m.add_function(wrap_pyfunction!(analyze_records, m)?)?;

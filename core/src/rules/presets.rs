@@ -89,6 +89,10 @@ static BUILT_IN: LazyLock<Result<Vec<Preset>, String>> = LazyLock::new(|| {
 /// The house presets of this run (a club's configuration), by name.
 static HOUSE: LazyLock<RwLock<Vec<Preset>>> = LazyLock::new(|| RwLock::new(Vec::new()));
 
+/// The house presets as they were defined, for a worker process to define them the same.
+static HOUSE_DEFINED: LazyLock<RwLock<Vec<HousePreset>>> =
+    LazyLock::new(|| RwLock::new(Vec::new()));
+
 fn built_in() -> &'static [Preset] {
     BUILT_IN.as_deref().unwrap_or(&[])
 }
@@ -372,8 +376,18 @@ pub fn define_house_presets(presets: &[HousePreset]) -> Result<(), String> {
     let mut house = HOUSE
         .write()
         .map_err(|_| "the house presets could not be set".to_string())?;
+    let mut defined = HOUSE_DEFINED
+        .write()
+        .map_err(|_| "the house presets could not be set".to_string())?;
     *house = out;
+    *defined = presets.to_vec();
     Ok(())
+}
+
+/// The house presets in force, as `define_house_presets` was given them: what a worker in
+/// another process defines before it resolves a run's rules.
+pub fn house_presets() -> Vec<HousePreset> {
+    HOUSE_DEFINED.read().map(|d| d.clone()).unwrap_or_default()
 }
 
 /// Rule sets resolved once per distinct `Rules` text, for a run's threads.
