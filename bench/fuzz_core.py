@@ -9,8 +9,10 @@ inputs seeded from sample_logs/ and tests/: byte flips, truncations, shuffled an
 lines, huge numbers and lines, random UTF-8.  Besides the parser's chunking and the writer's
 idempotence, it checks that the lexer's fast path and its general path alone give the same
 games and findings.  It resolves each game's rules as `auditor` does
-(the core's presets), and is handed the tables' columns in a file, so it audits as `auditor
-audit` does and builds the rows an import stores.  It runs in
+(the core's presets) and audits as `auditor audit` does, then imports the same bytes as
+`auditor import` does (the tables of the core's own schema, with the counters, and one input in
+eight with the analysis), writes the Parquet files and reads them back: each piece's rows
+whole, a game read twice stored once, the stored findings the audit's.  It runs in
 segments of `--segment` inputs (seeds SEED, SEED+1, ...): a segment that dies (a crash: the
 process killed by a signal, a stack overflow) is counted and run again with `--trace`, which
 leaves its last input in core/target/fuzz-panics/last.pitch.  Inputs that panic or fail a
@@ -46,16 +48,6 @@ CORE = ROOT / "core"
 CORPUS = [ROOT / "sample_logs", ROOT / "tests" / "golden", ROOT / "tests" / "fixtures"]
 
 
-def write_tables(path: Path) -> int:
-    """The columns of the tables an import fills (``auditor/schemas/tables.json``), for the Rust driver."""
-    from auditor.tables import load_schema_doc
-
-    lines = [f"table {t} " + " ".join(f"{c}:{ty}" for c, ty, _ in spec["columns"])
-             for t, spec in load_schema_doc()["tables"].items() if not spec.get("derived") and not spec.get("option")]
-    path.write_text("\n".join(lines) + "\n", "utf-8")
-    return len(lines)
-
-
 COUNTS = re.compile(r"inputs (\d+), bytes (\d+), seconds [\d.]+, panics (\d+), not idempotent or not chunk-stable "
                     r"(\d+), fast and general paths differ (\d+) \(lines read by the fast path \d+\), audit faults (\d+), table faults (\d+), audit/import mismatches (\d+), known case "
                     r"\(findings before the first tag block not stored\) (\d+), slowest ([\d.]+) ms")
@@ -69,8 +61,6 @@ def rust(inputs: int, seed: int, seconds: float | None, segment: int, debug: boo
         subprocess.run(["cargo", "build", "--quiet", *profile, "--example", "fuzz"], cwd=CORE, check=True)
         exe = CORE / "target" / ("debug" if debug else "release") / "examples" / "fuzz"
     exe = exe.resolve()  # the driver runs in core/
-    tables = CORE / "target" / f"fuzz-tables-{os.getpid()}.txt"
-    write_tables(tables)
     total, crashes, slowest, k = Counter(), 0, 0.0, 0
     started = time.monotonic()
     while total["inputs"] < inputs:
@@ -78,7 +68,7 @@ def rust(inputs: int, seed: int, seconds: float | None, segment: int, debug: boo
         if left is not None and left <= 0:
             break
         n = min(segment, inputs - total["inputs"])
-        cmd = [str(exe), str(n), str(seed + k), *map(str, CORPUS), "--tables", str(tables)]
+        cmd = [str(exe), str(n), str(seed + k), *map(str, CORPUS)]
         if left is not None:
             cmd += ["--seconds", f"{left:.1f}"]
         proc = subprocess.run(cmd, cwd=CORE, capture_output=True, text=True)
@@ -99,7 +89,6 @@ def rust(inputs: int, seed: int, seconds: float | None, segment: int, debug: boo
           f"chunk-stable {total['unstable']}, fast and general paths differ {total['paths differ']}, audit faults {total['audit faults']}, table faults "
           f"{total['table faults']}, audit/import mismatches {total['mismatches']}, known case (findings before "
           f"the first tag block not stored) {total['known case']}, slowest {slowest:.1f} ms")
-    tables.unlink(missing_ok=True)
     found = crashes + sum(total[key] for key in ("panics", "unstable", "paths differ", "audit faults", "table faults", "mismatches"))
     return 1 if found else 0
 

@@ -1,5 +1,5 @@
 //! The core's fuzz driver: `cargo run --release --example fuzz -- [INPUTS] [SEED] [CORPUS_DIR...]
-//! [--rules FILE] [--seconds S] [--trace]`.
+//! [--parse-only] [--seconds S] [--trace]`.
 //!
 //! Generated and mutated inputs (byte flips, truncations, shuffled and duplicated lines, huge
 //! numbers and lines, random UTF-8, statements built from the notation's own words) go down
@@ -12,30 +12,45 @@
 //! * the lexer's two paths: the fast path for the common lines and the general path alone give
 //!   the same games and findings;
 //! * audit: the stream audit (the pieces of `auditor audit`) reads as many games as the parser,
-//!   and every finding it reports has a place in the input (a line within it, a column with it)
-//!   and names its game as it is reported;
-//! * tables: the rows an import builds (the `Rows` sink) leave every column as long as its
-//!   table, one `games` row per game, and the audit reports the same findings whatever the sink;
-//! * audit/import equality: the findings table an import stores is the audit's findings, less
-//!   those of a game read a second time (a game is stored once). Findings outside any game
-//!   (before the first tag block) that the import does not store are counted apart, as the
-//!   known case `stray`.
+//!   every finding it reports has a place in the input (a line within it, a column with it)
+//!   and names its game as it is reported, and it reports the same findings whatever the sink
+//!   (none, or an import's tables);
+//! * tables: an import of the same bytes (the `Rows` sink, each piece merged by the import's
+//!   own `merge_piece` into the batch's Parquet files): each piece's rows are whole (its games'
+//!   spans cover every table's rows in order, no gap and no overlap, each batch as long as its
+//!   spans say, one `games` row per game the piece stores, no encoder error); a game read
+//!   twice is stored once (the first time), its rows in the `games` table as the parser numbers
+//!   and names it, the `hands` table one row per hand of a stored game, every file as long as
+//!   the batch says;
+//! * audit/import equality: the findings table read back from its Parquet file holds the
+//!   audit's findings (game, key, file, line, column, code, message, hand, trick, player), less
+//!   those of a game read a second time. Findings outside any game (before the first tag block)
+//!   that the import does not store are counted apart, as the known case `stray`.
 //!
-//! Each game's rules are resolved, and its `Rules` tag checked, by the core as `auditor` does.
-//! `--tables FILE` holds the tables' columns (written by `bench/fuzz_core.py` from
-//! `auditor/schemas/tables.json`); without it only the parser and the writer are fuzzed.
-//! `--seconds S` stops early; `--trace` writes each input to `target/fuzz-panics/last.pitch`
-//! before it runs (to find the input of a crash). Prints the counts and the slowest input.
-//! `bench/fuzz_core.py` runs it.
+//! Each game's rules are resolved, and its `Rules` tag checked, by the core as `auditor` does;
+//! the tables are the core's own schema (compiled in), with the counters an import computes,
+//! and one input in eight is imported with `--analyze`'s analysis table too. `--parse-only`
+//! fuzzes the parser and the writer alone. `--seconds S` stops early; `--trace` writes each
+//! input to `target/fuzz-panics/last.pitch` before it runs (to find the input of a crash).
+//! Prints the counts and the slowest input. `bench/fuzz_core.py` runs it.
 
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Int8Type, Int16Type, Int32Type, Int64Type};
+use arrow_array::{Array, RecordBatch};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::file::reader::{FileReader, SerializedFileReader};
 use pitch_core::audit::{Merge, NoRows, Reported, Sink, Summary, audit_stream};
-use pitch_core::columns::{Column, Kind, Table};
-use pitch_core::notation::parser::{Parser, RulesCheck, parse_all};
-use pitch_core::notation::writer::write_games;
+use pitch_core::columns::{self, BatchFiles};
+use pitch_core::engine::{Finding, GameResult};
+use pitch_core::notation::Game;
+use pitch_core::notation::parser::{Parser, RulesCheck, file_label, game_name, parse_all};
+use pitch_core::notation::writer::{game_key, write_games};
+use pitch_core::rules::RuleSet;
 use pitch_core::rules::presets::{Resolver, parse_rules};
-use pitch_core::tables::{Rows, Spec};
+use pitch_core::tables::{GameKeys, Rows, Spec, merge_piece};
 use std::collections::HashSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -167,10 +182,13 @@ fn mutate(rng: &mut Rng, seed: &[u8]) -> Vec<u8> {
             }
             1 => data.truncate(rng.below(data.len() + 1)),
             2 | 3 => {
-                // shuffle or duplicate lines
+                // shuffle or duplicate lines, or the whole input twice (its games read twice)
                 let mut lines: Vec<Vec<u8>> =
                     data.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect();
-                if rng.below(2) == 0 {
+                if rng.below(6) == 0 {
+                    let copy = lines.clone();
+                    lines.extend(copy);
+                } else if rng.below(2) == 0 {
                     for _ in 0..1 + rng.below(6) {
                         let (a, b) = (rng.below(lines.len()), rng.below(lines.len()));
                         lines.swap(a, b);
@@ -256,32 +274,14 @@ fn mutate(rng: &mut Rng, seed: &[u8]) -> Vec<u8> {
 
 // ---------------------------------------------------------------------- the rules and tables
 
+/// The file name the inputs are read under, as the findings and the tables name it.
+const SOURCE: &str = "fuzz.pitch";
+
 /// The rule sets, resolved by the core as `auditor` resolves them (each game's `Rules` tag), and
-/// the tables' columns an import fills, read from `--tables`.
+/// the folder an import's Parquet files are written to (and read back from), one input at a time.
 struct World {
     rules: Resolver,
-    tables: Vec<(String, Vec<(String, Kind)>)>,
-}
-
-/// `table NAME col:kind ...` lines, as `bench/fuzz_core.py` writes `auditor/schemas/tables.json`'s tables.
-fn read_tables(path: &str) -> Vec<(String, Vec<(String, Kind)>)> {
-    let Ok(text) = std::fs::read_to_string(path) else {
-        eprintln!("cannot read {path}: the tables are not fuzzed");
-        return Vec::new();
-    };
-    text.lines()
-        .filter_map(|line| {
-            let mut words = line.strip_prefix("table ")?.split(' ');
-            let name = words.next()?.to_string();
-            let cols = words
-                .filter_map(|w| {
-                    let (c, k) = w.split_once(':')?;
-                    Some((c.to_string(), Kind::parse(k)?))
-                })
-                .collect();
-            Some((name, cols))
-        })
-        .collect()
+    scratch: PathBuf,
 }
 
 /// The parser's check of a `Rules` tag (E105), the core's own.
@@ -300,7 +300,8 @@ struct Faults {
     paths: bool,
     /// Audit: not the parser's games, a finding out of the input, or findings that depend on the sink.
     audit: bool,
-    /// Tables: a column of the wrong length, games rows not one per game.
+    /// Tables: a piece's rows not whole, a game read twice stored twice (or not at all), the
+    /// stored games or hands not the parser's, a file not as long as the batch says.
     tables: bool,
     /// The import's findings are not the audit's.
     mismatch: bool,
@@ -310,24 +311,23 @@ struct Faults {
 
 /// Parses, writes, parses in chunks and by the general path alone; the games read and the lines
 /// the fast path read.
-fn parse_and_write(data: &[u8], chunk: usize, f: &mut Faults) -> (usize, u64) {
-    let whole = parse_all(data, "fuzz.pitch");
+fn parse_and_write(data: &[u8], chunk: usize, f: &mut Faults) -> (Vec<Game>, u64) {
+    let whole = parse_all(data, SOURCE);
     let once = write_games(&whole.0);
-    let (again, _) = parse_all(once.as_bytes(), "fuzz.pitch");
+    let (again, _) = parse_all(once.as_bytes(), SOURCE);
     // fed in chunks (as files are read), the same games and findings as fed whole
-    let mut p = Parser::new("fuzz.pitch", 1, 0);
+    let mut p = Parser::new(SOURCE, 1, 0);
     for c in data.chunks(chunk) {
         p.feed(c);
     }
     p.finish();
-    let games = whole.0.len();
     if once != write_games(&again) || (p.take_games(), p.take_findings()) != whole {
         f.unstable = true;
     }
-    let mut fast = Parser::new("fuzz.pitch", 1, 0);
+    let mut fast = Parser::new(SOURCE, 1, 0);
     fast.feed(data);
     fast.finish();
-    let mut general = Parser::new("fuzz.pitch", 1, 0).general_only();
+    let mut general = Parser::new(SOURCE, 1, 0).general_only();
     general.feed(data);
     general.finish();
     let read = fast.fast_lines();
@@ -336,7 +336,7 @@ fn parse_and_write(data: &[u8], chunk: usize, f: &mut Faults) -> (usize, u64) {
     {
         f.paths = true;
     }
-    (games, read)
+    (whole.0, read)
 }
 
 /// The audit of `data` through `audit_stream`, each piece's sink handed to `merge`.
@@ -351,7 +351,7 @@ fn audit_with<S: Sink + 'static>(
     let resolve = move |tag: Option<&str>| world.rules.get(tag);
     audit_stream(
         data,
-        "fuzz.pitch",
+        SOURCE,
         1,
         0,
         jobs,
@@ -360,102 +360,302 @@ fn audit_with<S: Sink + 'static>(
         new_sink,
         merge,
         &|_, _, _| {},
+        true,
     )
     .ok()
 }
 
-/// A finding as both sides report it: where, which code, what it says.
-type Seen = (String, u32, u32, String, String);
-
-fn seen(r: &Reported) -> Seen {
-    (
-        r.game.clone(),
-        r.finding.line,
-        r.finding.column,
-        r.finding.code().as_str().to_string(),
-        r.finding.message(),
-    )
+/// What the sink was given, call by call (the order the summary's findings come in): a game
+/// (its key, and how many findings the audit reports for it) or findings outside any game.
+enum Call {
+    Game(Option<String>, usize),
+    Stray(usize),
 }
 
-fn text_at(c: &Column, i: usize) -> String {
-    let (a, b) = (c.offsets.get(i), c.offsets.get(i + 1));
-    match (a, b) {
-        (Some(&a), Some(&b)) => c
-            .data
-            .get(a as usize..b as usize)
-            .map(|s| String::from_utf8_lossy(s).into_owned())
-            .unwrap_or_default(),
-        _ => String::new(),
+/// An import's sink (`Rows`, as `import_file` makes it) that also notes each call, so that the
+/// findings reported can be matched to the game occurrence they belong to.
+struct Tracked {
+    rows: Rows,
+    calls: Vec<Call>,
+}
+
+impl Sink for Tracked {
+    fn game(
+        &mut self,
+        game: &Game,
+        name: &str,
+        parse_findings: &[Finding],
+        rules: Option<&RuleSet>,
+        result: Option<&GameResult>,
+    ) {
+        self.rows.game(game, name, parse_findings, rules, result);
+        let found = parse_findings.len() + result.map_or(0, |r| r.findings.len());
+        self.calls.push(Call::Game(self.rows.last_key(), found));
+    }
+
+    fn stray(&mut self, name: &str, findings: &[Finding]) {
+        self.rows.stray(name, findings);
+        self.calls.push(Call::Stray(findings.len()));
+    }
+
+    fn last_key(&self) -> Option<String> {
+        self.rows.last_key()
+    }
+
+    fn finish(&mut self) {
+        self.rows.finish();
     }
 }
 
-fn int_at(c: &Column, i: usize) -> u32 {
-    c.ints
-        .get(i)
-        .and_then(|&v| u32::try_from(v).ok())
-        .unwrap_or(0)
+/// A finding as the findings table stores it: game, key, file, line, column, code, message,
+/// hand, trick, player.
+type Row = (
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<i64>,
+    Option<i64>,
+    Option<String>,
+    Option<String>,
+    Option<i64>,
+    Option<i64>,
+    Option<String>,
+);
+
+/// The row of a reported finding (`key`: its game's, as stored).
+fn row(r: &Reported, key: Option<&str>) -> Row {
+    let f = &r.finding;
+    (
+        (!r.game.is_empty()).then(|| r.game.clone()),
+        key.map(str::to_string),
+        Some(SOURCE.to_string()),
+        Some(i64::from(f.line)),
+        Some(i64::from(f.column)),
+        Some(f.code().as_str().to_string()),
+        Some(f.message()),
+        f.hand.map(i64::from),
+        f.trick.map(i64::from),
+        f.subject.clone(),
+    )
 }
 
-/// The findings rows of `t` in `range`, as the audit reports them.
-fn stored(t: &Table, range: std::ops::Range<usize>) -> Vec<Seen> {
-    let col = |n: &str| t.columns.iter().find(|c| c.name == n);
-    let (Some(game), Some(line), Some(column), Some(code), Some(message)) = (
-        col("game"),
-        col("line"),
-        col("column"),
-        col("code"),
-        col("message"),
-    ) else {
-        return Vec::new();
+/// A text column of `b` read back (None: no such column, or not text).
+fn texts(b: &RecordBatch, name: &str) -> Option<Vec<Option<String>>> {
+    let a = b.column_by_name(name)?;
+    let s = a.as_string_opt::<i32>()?;
+    Some(s.iter().map(|v| v.map(str::to_string)).collect())
+}
+
+/// An integer column of `b` read back, whatever its width.
+fn ints(b: &RecordBatch, name: &str) -> Option<Vec<Option<i64>>> {
+    let a = b.column_by_name(name)?;
+    let out = if let Some(x) = a.as_primitive_opt::<Int8Type>() {
+        x.iter().map(|v| v.map(i64::from)).collect()
+    } else if let Some(x) = a.as_primitive_opt::<Int16Type>() {
+        x.iter().map(|v| v.map(i64::from)).collect()
+    } else if let Some(x) = a.as_primitive_opt::<Int32Type>() {
+        x.iter().map(|v| v.map(i64::from)).collect()
+    } else {
+        a.as_primitive_opt::<Int64Type>()?.iter().collect()
     };
-    range
-        .map(|i| {
-            (
-                text_at(game, i),
-                int_at(line, i),
-                int_at(column, i),
-                text_at(code, i),
-                text_at(message, i),
-            )
-        })
-        .collect()
+    Some(out)
 }
 
-fn table<'a>(rows: &'a Rows, name: &str) -> Option<&'a Table> {
-    rows.tables.iter().find(|t| t.name == name)
+/// The rows of the table `name` as its Parquet file in `dir` holds them (none: no file);
+/// None if the file cannot be read.
+fn read_back(dir: &Path, name: &str) -> Option<Vec<RecordBatch>> {
+    let path = dir.join(format!("{name}.parquet"));
+    if !path.exists() {
+        return Some(Vec::new());
+    }
+    let file = std::fs::File::open(path).ok()?;
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+        .ok()?
+        .build()
+        .ok()?;
+    reader.collect::<Result<Vec<_>, _>>().ok()
 }
 
-/// Rows are whole: every column as long as its table, each game's span within the rows, in order, and
-/// one `games` row per game (`games`: how many; a piece's spans say it).
-fn rows_are_whole(rows: &Rows, games: Option<usize>) -> bool {
-    let lengths_agree = rows
+/// The findings table read back.
+fn stored_findings(dir: &Path) -> Option<Vec<Row>> {
+    let mut out = Vec::new();
+    for b in read_back(dir, "findings")? {
+        let (game, key, file, code, message, player) = (
+            texts(&b, "game")?,
+            texts(&b, "game_id")?,
+            texts(&b, "file")?,
+            texts(&b, "code")?,
+            texts(&b, "message")?,
+            texts(&b, "player")?,
+        );
+        let (line, column, hand, trick) = (
+            ints(&b, "line")?,
+            ints(&b, "column")?,
+            ints(&b, "hand")?,
+            ints(&b, "trick")?,
+        );
+        let mut cols = (
+            game.into_iter(),
+            key.into_iter(),
+            file.into_iter(),
+            line.into_iter(),
+            column.into_iter(),
+            code.into_iter(),
+            message.into_iter(),
+            hand.into_iter(),
+            trick.into_iter(),
+            player.into_iter(),
+        );
+        for _ in 0..b.num_rows() {
+            out.push((
+                cols.0.next()?,
+                cols.1.next()?,
+                cols.2.next()?,
+                cols.3.next()?,
+                cols.4.next()?,
+                cols.5.next()?,
+                cols.6.next()?,
+                cols.7.next()?,
+                cols.8.next()?,
+                cols.9.next()?,
+            ));
+        }
+    }
+    Some(out)
+}
+
+/// A stored game as the `games` table has it: key, name, index, first line.
+type GameRow = (Option<String>, Option<String>, Option<i64>, Option<i64>);
+
+/// The games table read back.
+fn stored_games(dir: &Path) -> Option<Vec<GameRow>> {
+    let mut out = Vec::new();
+    for b in read_back(dir, "games")? {
+        let (key, name) = (texts(&b, "game_id")?, texts(&b, "game")?);
+        let (index, line) = (ints(&b, "game_index")?, ints(&b, "line")?);
+        let mut cols = (
+            key.into_iter(),
+            name.into_iter(),
+            index.into_iter(),
+            line.into_iter(),
+        );
+        for _ in 0..b.num_rows() {
+            out.push((
+                cols.0.next()?,
+                cols.1.next()?,
+                cols.2.next()?,
+                cols.3.next()?,
+            ));
+        }
+    }
+    Some(out)
+}
+
+/// A piece's rows are whole, as the workers leave them for the merge: no encoder error; each
+/// table (its encoded batch, or the rows still to be placed) exactly as long as its games'
+/// spans, which cover its rows in order with no gap and no overlap; every column of a batch as
+/// long as the batch; one `games` row per game the piece stores.
+fn rows_are_whole(piece: &Rows) -> bool {
+    let n = piece.tables.len();
+    let lengths: Vec<usize> = piece
         .tables
         .iter()
-        .all(|t| t.columns.iter().all(|c| c.len() == t.rows()));
-    let spans_in_order = rows.spans.iter().all(|s| {
-        s.start.len() == rows.tables.len()
-            && s.end.len() == rows.tables.len()
-            && s.start.iter().zip(&s.end).all(|(a, b)| a <= b)
-            && s.end.iter().zip(&rows.tables).all(|(&e, t)| e <= t.rows())
-    });
-    let games = games.unwrap_or_else(|| rows.spans.iter().filter(|s| s.key.is_some()).count());
-    lengths_agree && spans_in_order && table(rows, "games").is_none_or(|t| t.rows() == games)
+        .enumerate()
+        .map(
+            |(t, table)| match piece.encoded.get(t).and_then(Option::as_ref) {
+                Some(e) => e.batch.num_rows(),
+                None => table.rows(),
+            },
+        )
+        .collect();
+    let batches_whole = piece
+        .encoded
+        .iter()
+        .zip(&piece.tables)
+        .filter_map(|(e, t)| Some((e.as_ref()?, t)))
+        .all(|(e, t)| {
+            e.batch.num_columns() == t.spec.columns.len()
+                && e.batch
+                    .columns()
+                    .iter()
+                    .all(|c| c.len() == e.batch.num_rows())
+        });
+    let mut at = vec![0usize; n];
+    let spans_in_order = piece.spans.iter().all(|s| {
+        s.start.len() == n
+            && s.end.len() == n
+            && s.start
+                .iter()
+                .zip(&s.end)
+                .zip(&mut at)
+                .all(|((&a, &b), at)| {
+                    let ok = a == *at && a <= b;
+                    *at = b;
+                    ok
+                })
+    }) && at == lengths;
+    let stored = piece
+        .spans
+        .iter()
+        .filter(|s| s.key.is_some() && s.stored)
+        .count();
+    let games = piece
+        .tables
+        .iter()
+        .position(|t| t.name() == "games")
+        .and_then(|t| lengths.get(t));
+    piece.error.is_none()
+        && piece.encoded.len() == n
+        && batches_whole
+        && spans_in_order
+        && games.is_none_or(|&g| g == stored)
 }
 
-fn sorted(mut v: Vec<Seen>) -> Vec<Seen> {
+/// Every file the batch wrote is as long as the batch says (read from its footer).
+fn files_whole(dir: &Path, written: &[(String, u64)]) -> bool {
+    written.iter().all(|(name, rows)| {
+        std::fs::File::open(dir.join(format!("{name}.parquet")))
+            .ok()
+            .and_then(|f| SerializedFileReader::new(f).ok())
+            .is_some_and(|r| {
+                u64::try_from(r.metadata().file_metadata().num_rows()).ok() == Some(*rows)
+            })
+    })
+}
+
+fn sorted<T: Ord>(mut v: Vec<T>) -> Vec<T> {
     v.sort();
     v
 }
 
-/// The audit, the tables an import builds from the same bytes, and the findings it stores.
-fn audit_and_import(data: &[u8], games: usize, world: &Arc<World>, jobs: usize, f: &mut Faults) {
+/// Take each of `gone` out of `from` (both sorted), once each.
+fn without<T: Ord + Clone>(from: &[T], gone: &[T]) -> Vec<T> {
+    let mut out = from.to_vec();
+    for g in gone {
+        if let Ok(i) = out.binary_search(g) {
+            out.remove(i);
+        }
+    }
+    out
+}
+
+/// The audit, then an import of the same bytes (its tables built, merged and written as
+/// `import_file` does), and what it stored read back: `games` are the parser's.
+fn audit_and_import(
+    data: &[u8],
+    games: &[Game],
+    world: &Arc<World>,
+    jobs: usize,
+    analyze: bool,
+    f: &mut Faults,
+) {
     let audit = audit_with(data, world, jobs, &|| NoRows, &mut |_, _, _| {});
     let Some(audit) = audit else {
         f.audit = true;
         return;
     };
     let lines = data.split(|&b| b == b'\n').count() as u32;
-    if audit.games != games as u64
+    if audit.games != games.len() as u64
         || audit.findings.iter().any(|r| {
             r.finding.line > lines.saturating_add(1)
                 || (r.finding.line == 0 && r.finding.column != 0)
@@ -465,81 +665,134 @@ fn audit_and_import(data: &[u8], games: usize, world: &Arc<World>, jobs: usize, 
     {
         f.audit = true;
     }
+    let (Ok(schema), true) = (
+        columns::schema(),
+        std::fs::remove_dir_all(&world.scratch).is_ok() || !world.scratch.exists(),
+    ) else {
+        f.tables = true;
+        return;
+    };
+    let dir = world.scratch.as_path();
+    let Ok(mut files) = std::fs::create_dir_all(dir)
+        .map_err(|e| e.to_string())
+        .and_then(|()| BatchFiles::new(dir, true))
+    else {
+        f.tables = true;
+        return;
+    };
     let spec = Arc::new(Spec {
-        tables: world.tables.clone(),
-        source: "fuzz.pitch".into(),
+        source: SOURCE.into(),
         now_us: 0,
+        analyze,
+        derived: true,
+        keys: Arc::new(GameKeys::default()),
     });
-    // as an import merges the pieces: renamed in order, a game read twice stored once
-    let mut out = Rows::new(spec.clone());
-    let (mut keys, mut dropped, mut whole) = (HashSet::new(), Vec::new(), true);
+    // as `import_file` merges the pieces: in input order, each game stored once
+    let (mut calls, mut merged, mut whole, mut failed) = (Vec::new(), Vec::new(), true, false);
     let import = audit_with(
         data,
         world,
         jobs,
-        &|| Rows::new(spec.clone()),
-        &mut |mut piece: Rows, rename, offset| {
-            whole &= rows_are_whole(&piece, None);
-            Rows::place(&mut piece, rename, offset);
-            if let Some(t) = table(&piece, "findings") {
-                let at = piece.tables.iter().position(|x| x.name == "findings");
-                let mut first = HashSet::new();
-                for s in &piece.spans {
-                    let twice = s
-                        .key
-                        .as_ref()
-                        .is_some_and(|k| keys.contains(k) || !first.insert(k.clone()));
-                    if let (true, Some(at)) = (twice, at) {
-                        let (a, b) = (
-                            s.start.get(at).copied().unwrap_or(0),
-                            s.end.get(at).copied().unwrap_or(0),
-                        );
-                        dropped.extend(stored(t, a..b));
-                    }
-                }
-            }
-            let mut i = 0;
-            while i < piece.spans.len() {
-                i = out.append_games(&piece, i, &mut keys, usize::MAX);
+        &|| Tracked {
+            rows: Rows::new(spec.clone(), schema),
+            calls: Vec::new(),
+        },
+        &mut |piece: Tracked, rename, offset| {
+            whole &= rows_are_whole(&piece.rows);
+            calls.extend(piece.calls);
+            match merge_piece(piece.rows, rename, offset, &spec.keys, &mut files) {
+                Ok(m) => merged.extend(m.games.into_iter().map(|(key, stored, _)| (key, stored))),
+                Err(_) => failed = true,
             }
         },
     );
-    let Some(import) = import else {
+    let written = files.close();
+    let (Some(import), Ok(written), false) = (import, written, failed) else {
         f.tables = true;
         return;
     };
-    if !whole || !rows_are_whole(&out, Some(keys.len())) {
-        f.tables = true;
-    }
-    let reported = sorted(audit.findings.iter().map(seen).collect());
-    if reported != sorted(import.findings.iter().map(seen).collect()) {
+    let reported = sorted(audit.findings.iter().map(|r| row(r, None)).collect());
+    if reported != sorted(import.findings.iter().map(|r| row(r, None)).collect()) {
         f.audit = true; // the audit's findings depend on the sink
     }
-    let kept = table(&out, "findings").map_or_else(Vec::new, |t| stored(t, 0..t.rows()));
-    let mut expected = reported;
-    for d in sorted(dropped) {
-        if let Ok(i) = expected.binary_search(&d) {
-            expected.remove(i);
-        }
+    // a game read twice is stored once, the first time: the parser's games, in order
+    let mut first = HashSet::new();
+    let once: Vec<(&Game, String, bool)> = games
+        .iter()
+        .map(|g| {
+            let key = game_key(g);
+            let new = first.insert(key.clone());
+            (g, key, new)
+        })
+        .collect();
+    let label = file_label(SOURCE);
+    let expected_games: Vec<GameRow> = once
+        .iter()
+        .filter(|(_, _, new)| *new)
+        .map(|(g, key, _)| {
+            (
+                Some(key.clone()),
+                Some(game_name(&label, g)),
+                Some(i64::from(g.index)),
+                Some(i64::from(g.line)),
+            )
+        })
+        .collect();
+    let hands: u64 = once
+        .iter()
+        .filter(|(_, _, new)| *new)
+        .map(|(g, _, _)| g.hands.len() as u64)
+        .sum();
+    let count = |name: &str| written.iter().find(|(n, _)| n == name).map_or(0, |r| r.1);
+    let as_read: Vec<(String, bool)> = once.iter().map(|(_, k, new)| (k.clone(), *new)).collect();
+    if !whole
+        || merged != as_read
+        || stored_games(dir).is_none_or(|g| g != expected_games)
+        || count("hands") != hands
+        || !files_whole(dir, &written)
+    {
+        f.tables = true;
     }
-    let kept = sorted(kept);
-    if expected != kept {
-        // the known case: what is missing is findings outside any game, and nothing else differs
-        let strays: Vec<Seen> = sorted(
-            import
-                .findings
-                .iter()
-                .filter(|r| r.key.is_none())
-                .map(seen)
-                .collect(),
-        );
-        let mut without = expected.clone();
-        for s in &strays {
-            if let Ok(i) = without.binary_search(s) {
-                without.remove(i);
+    // the findings of each game occurrence, in the order they were reported: those of a game
+    // stored are in the findings table, with its key
+    let mut expected = Vec::new();
+    let mut strays = Vec::new();
+    let (mut found, mut seen) = (import.findings.iter(), HashSet::new());
+    for call in &calls {
+        match call {
+            Call::Game(key, n) => {
+                let keep = key.as_ref().is_none_or(|k| seen.insert(k.clone()));
+                for r in found.by_ref().take(*n) {
+                    if keep {
+                        expected.push(row(r, key.as_deref()));
+                    }
+                }
+            }
+            Call::Stray(n) => {
+                for r in found.by_ref().take(*n) {
+                    strays.push(row(r, None));
+                    expected.push(row(r, None));
+                }
             }
         }
-        if without == kept {
+    }
+    let told: usize = calls
+        .iter()
+        .map(|c| match c {
+            Call::Game(_, n) | Call::Stray(n) => *n,
+        })
+        .sum();
+    let accounted = told == import.findings.len();
+    let Some(kept) = stored_findings(dir).map(sorted) else {
+        f.tables = true;
+        return;
+    };
+    let expected = sorted(expected);
+    if !accounted {
+        f.mismatch = true;
+    } else if expected != kept {
+        // the known case: what is missing is findings outside any game, and nothing else differs
+        if without(&expected, &sorted(strays)) == kept {
             f.stray = true;
         } else {
             f.mismatch = true;
@@ -553,7 +806,7 @@ struct Args {
     inputs: usize,
     seed: u64,
     corpus: Vec<String>,
-    tables: Option<String>,
+    parse_only: bool,
     seconds: Option<f64>,
     trace: bool,
 }
@@ -563,7 +816,7 @@ fn args() -> Args {
         inputs: 1_000_000,
         seed: 1,
         corpus: Vec::new(),
-        tables: None,
+        parse_only: false,
         seconds: None,
         trace: false,
     };
@@ -571,7 +824,7 @@ fn args() -> Args {
     let mut positional = 0;
     while let Some(arg) = it.next() {
         match arg.as_str() {
-            "--tables" => a.tables = it.next(),
+            "--parse-only" => a.parse_only = true,
             "--seconds" => a.seconds = it.next().and_then(|s| s.parse().ok()),
             "--trace" => a.trace = true,
             _ => {
@@ -634,15 +887,23 @@ fn save(kind: &str, seed: u64, n: usize, seen: usize, data: &[u8]) {
 fn main() {
     let a = args();
     let corpus = read_corpus(&a.corpus);
+    // the import's files in memory where the machine has a RAM disk: durability is not fuzzed
+    let shm = Path::new("/dev/shm");
+    let base = if shm.is_dir() {
+        shm.to_path_buf()
+    } else {
+        std::env::temp_dir()
+    };
     let world = Arc::new(World {
         rules: Resolver::new(""),
-        tables: a.tables.as_deref().map(read_tables).unwrap_or_default(),
+        scratch: base.join(format!("pitch-fuzz-{}", std::process::id())),
     });
-    let audited = !world.tables.is_empty();
+    let audited = !a.parse_only;
+    let tables = columns::schema().map_or(0, |s| s.tables.len());
     std::panic::set_hook(Box::new(|_| {}));
     let mut rng = Rng(a.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     let mut c = Counts::default();
-    let mut slowest = (0.0f64, 0usize);
+    let mut slowest = (0.0f64, 0usize, false);
     let mut slowest_input = Vec::new();
     let started = Instant::now();
     let _ = std::fs::create_dir_all("target/fuzz-panics");
@@ -671,17 +932,19 @@ fn main() {
         let t = Instant::now();
         let chunk = 1 + rng.below(4096);
         let jobs = 1 + rng.below(2);
+        // the solver's analysis (`import --analyze`) costs more than the rest: one input in eight
+        let analyze = rng.below(8) == 0;
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             let mut f = Faults::default();
             let (games, read) = parse_and_write(&data, chunk, &mut f);
             if audited {
-                audit_and_import(&data, games, &world, jobs, &mut f);
+                audit_and_import(&data, &games, &world, jobs, analyze, &mut f);
             }
             (f, read)
         }));
         let dt = t.elapsed().as_secs_f64();
         if dt > slowest.0 {
-            slowest = (dt, data.len());
+            slowest = (dt, data.len(), analyze);
             slowest_input.clone_from(&data);
         }
         match outcome {
@@ -717,11 +980,12 @@ fn main() {
             let mut f = Faults::default();
             let (games, _) = parse_and_write(&slowest_input, 4096, &mut f);
             if audited {
-                audit_and_import(&slowest_input, games, &world, 1, &mut f);
+                audit_and_import(&slowest_input, &games, &world, 1, slowest.2, &mut f);
             }
             t.elapsed().as_secs_f64()
         })
         .fold(f64::MAX, f64::min);
+    let _ = std::fs::remove_dir_all(&world.scratch);
     let alone = if again < f64::MAX {
         format!("{:.2} ms alone", again * 1e3)
     } else {
@@ -744,7 +1008,7 @@ fn main() {
         slowest.0 * 1e3,
         slowest.1,
         corpus.len(),
-        world.tables.len()
+        if audited { tables } else { 0 }
     );
     if c.panics + c.unstable + c.paths + c.audit + c.tables + c.mismatches > 0 {
         std::process::exit(1);

@@ -115,7 +115,7 @@ impl Card {
     fn from_pair(r: u8, s: u8) -> Option<Card> {
         let rank = RANK_OF.get(usize::from(r)).copied().unwrap_or(0xff);
         let suit = SUIT_OF.get(usize::from(s)).copied().unwrap_or(0xff);
-        (rank < 13 && suit < 4).then_some(Card(suit * 13 + rank))
+        (rank < 13 && suit < 4).then(|| Card(suit * 13 + rank))
     }
 
     /// Read a token of printable ASCII without spaces as [`Card::parse`] reads it (the lexer's
@@ -509,6 +509,21 @@ mod tests {
         assert_eq!(n("AX"), None);
         assert_eq!(n("♥10"), Some(21));
         assert_eq!(n("QH "), Some(23));
+    }
+
+    #[test]
+    fn a_two_byte_token_that_is_no_card_is_none_whatever_its_bytes() {
+        // every pair, including ranks and suits far out of range (no overflow on the way)
+        for r in 0..=255u8 {
+            for t in 0..=255u8 {
+                let c = Card::parse_printable(&[r, t]);
+                assert_eq!(
+                    c.is_some(),
+                    RANK_OF.get(usize::from(r)).is_some_and(|&x| x < 13)
+                        && SUIT_OF.get(usize::from(t)).is_some_and(|&x| x < 4)
+                );
+            }
+        }
     }
 
     #[test]
