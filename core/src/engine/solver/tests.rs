@@ -313,13 +313,23 @@ fn equals_reference(seed: u64, hands_per_table: usize, tricks: impl Fn(usize) ->
 
 #[test]
 fn the_solver_gives_the_values_the_reference_gave() {
-    // whole hands up to four seats; shorter hands beyond, where the reference is slow
-    let checked = equals_reference(0x2545_f491_4f6c_dd1d, 2, |n| match n {
-        ..=4 => 6,
-        5 => 4,
-        _ => 3,
+    // whole hands up to four seats; shorter hands beyond, where the reference is slow. An
+    // unoptimised build (`cargo test`, as CI runs it) checks hands two tricks shorter, where
+    // the reference takes seconds, not many minutes; `cargo test --release` the whole set.
+    let (shorter, least) = if cfg!(debug_assertions) {
+        (2, 300)
+    } else {
+        (0, 3000)
+    };
+    let checked = equals_reference(0x2545_f491_4f6c_dd1d, 2, |n| {
+        let tricks: usize = match n {
+            ..=4 => 6,
+            5 => 4,
+            _ => 3,
+        };
+        tricks.saturating_sub(shorter).max(1)
     });
-    assert!(checked > 3000, "{checked}");
+    assert!(checked > least, "{checked}");
 }
 
 /// `cargo test --release -- --ignored`: many more whole hands, every table.
