@@ -119,12 +119,13 @@ def hostile_inputs():
 
 
 def count_plays(path: Path) -> int:
-    """The cards played in a generated log (each `NAME:CARD` of a trick line)."""
+    """The cards played in a generated log: each card of a trick line, named (`NAME:CARD`) or
+    bare (the short form `1. AH 2C QH 2H`), the trick numbers left out."""
     n = 0
     with open(path, "rb") as f:
         for line in f:
             if line[:1].isdigit():
-                n += line.count(b":")
+                n += sum(1 for tok in line.split() if not (tok.endswith(b".") and tok[:-1].isdigit()))
     return n
 
 

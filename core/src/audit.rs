@@ -87,31 +87,55 @@ struct PieceOut<S> {
 /// Where to cut `data` so that the piece before starts and ends at game boundaries: the last
 /// tag line that follows a `hand N` line (the parser opens a new game there, whatever else),
 /// with the number of lines before it; `(0, 0)` when there is none yet.
+///
+/// Read from the end: the cut is the first tag line after the last `hand N` line that has one
+/// after it, so only the last game's lines are looked at (and the line ends before the cut
+/// counted), not every line of the piece.
 fn last_cut(data: &[u8]) -> (usize, u32) {
-    let (mut cut, mut lines_before_cut) = (0usize, 0u32);
-    let (mut lines, mut start) = (0u32, 0usize);
-    let mut after_hand = false;
-    while start < data.len() {
-        let end = memchr::memchr(b'\n', data.get(start..).unwrap_or(&[]))
-            .map_or(data.len(), |i| start + i + 1);
+    // the start of the nearest tag line after the lines looked at so far
+    let mut tag_after: Option<usize> = None;
+    let mut end = data.len();
+    loop {
+        let start = memchr::memrchr(b'\n', data.get(..end).unwrap_or(&[])).map_or(0, |i| i + 1);
         let body = data.get(start..end).unwrap_or(&[]).trim_ascii_start();
         if body.first() == Some(&b'[') {
-            if after_hand {
-                cut = start;
-                lines_before_cut = lines;
-            }
-            after_hand = false;
-        } else if let Some(rest) = body.strip_prefix(b"hand") {
-            let digits = rest.trim_ascii_start();
-            let n = digits.iter().take_while(|b| b.is_ascii_digit()).count();
-            if rest.first().is_some_and(u8::is_ascii_whitespace) && (1..=4).contains(&n) {
-                after_hand = true;
-            }
+            tag_after = Some(start);
+        } else if let (Some(cut), true) = (tag_after, is_hand_line(body)) {
+            let before = data.get(..cut).unwrap_or(&[]);
+            return (cut, u32::try_from(count_lines(before)).unwrap_or(u32::MAX));
         }
-        lines += 1;
-        start = end;
+        if start == 0 {
+            return (0, 0);
+        }
+        end = start - 1;
     }
-    (cut, lines_before_cut)
+}
+
+/// The line ends in `data`, counted 255 bytes at a time in byte-wide sums (which the compiler
+/// turns into vector compares: a tenth of an instruction a byte, where counting each match
+/// costs several).
+fn count_lines(data: &[u8]) -> usize {
+    data.chunks(255)
+        .map(|c| {
+            usize::from(
+                c.iter()
+                    .fold(0u8, |n, &b| n.wrapping_add(u8::from(b == b'\n'))),
+            )
+        })
+        .sum()
+}
+
+/// Whether a line (its leading blanks trimmed) is `hand N`: the line that opens a hand, after
+/// which a tag line opens a new game.
+fn is_hand_line(body: &[u8]) -> bool {
+    body.strip_prefix(b"hand").is_some_and(|rest| {
+        let n = rest
+            .trim_ascii_start()
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        rest.first().is_some_and(u8::is_ascii_whitespace) && (1..=4).contains(&n)
+    })
 }
 
 /// The bytes and hands done so far across the workers, told to `report` as each slice of a
@@ -403,5 +427,86 @@ impl Sink for NoRows {
         _: Option<&RuleSet>,
         _: Option<&GameResult>,
     ) {
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+
+    /// [`last_cut`] as it was first written, line by line from the start: the oracle of its test.
+    fn last_cut_forward(data: &[u8]) -> (usize, u32) {
+        let (mut cut, mut lines_before_cut) = (0usize, 0u32);
+        let (mut lines, mut start) = (0u32, 0usize);
+        let mut after_hand = false;
+        while start < data.len() {
+            let end = memchr::memchr(b'\n', data.get(start..).unwrap_or(&[]))
+                .map_or(data.len(), |i| start + i + 1);
+            let body = data.get(start..end).unwrap_or(&[]).trim_ascii_start();
+            if body.first() == Some(&b'[') {
+                if after_hand {
+                    cut = start;
+                    lines_before_cut = lines;
+                }
+                after_hand = false;
+            } else if let Some(rest) = body.strip_prefix(b"hand") {
+                let digits = rest.trim_ascii_start();
+                let n = digits.iter().take_while(|b| b.is_ascii_digit()).count();
+                if rest.first().is_some_and(u8::is_ascii_whitespace) && (1..=4).contains(&n) {
+                    after_hand = true;
+                }
+            }
+            lines += 1;
+            start = end;
+        }
+        (cut, lines_before_cut)
+    }
+
+    #[test]
+    fn the_cut_read_from_the_end_is_the_cut_read_from_the_start() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut texts: Vec<Vec<u8>> = Vec::new();
+        for dir in [
+            "sample_logs",
+            "tests/golden/auction",
+            "tests/golden/partnership",
+        ] {
+            for e in std::fs::read_dir(root.join(dir))
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
+                texts.push(std::fs::read(e.path()).unwrap_or_default());
+            }
+        }
+        for name in crate::simulate::tests::PRESETS {
+            let rules = crate::simulate::tests::preset(name);
+            texts.push(
+                crate::simulate::tests::run(&rules, 4, 3, 1, &[])
+                    .0
+                    .into_bytes(),
+            );
+        }
+        texts.push(
+            b"[A \"1\"]\nhand 1\n  [B \"2\"]\r\nhand\t12345\n[C \"3\"]\nhand 7x\n[D".to_vec(),
+        );
+        texts.push(b"hand 1\n[A \"1\"]".to_vec());
+        texts.push(b"\n\n".to_vec());
+        let mut cuts = 0;
+        for t in &texts {
+            // every prefix a piece of input can end at
+            for end in (0..=t.len()).step_by(7).chain([t.len()]) {
+                let piece = &t[..end];
+                assert_eq!(
+                    last_cut(piece),
+                    last_cut_forward(piece),
+                    "{:?}",
+                    String::from_utf8_lossy(piece)
+                );
+                cuts += usize::from(last_cut(piece).0 > 0);
+            }
+        }
+        assert!(cuts > 1000, "{cuts} pieces with a cut");
     }
 }

@@ -2,10 +2,10 @@
 //! their records.
 //!
 //! The chunk a line comes from was checked once to be printable ASCII (so valid UTF-8, a byte a
-//! column, the space the one separator). Tricks, deals, bids, scores and totals are read byte by
-//! byte into the open hand's records: no token is copied, no string made, a name is found by its
-//! fingerprint among the game's seats, every byte is checked against the statement's grammar (so
-//! a comment or a stray space is never taken). Blank lines, tags, `hand N` and `dealer NAME` go
+//! column, the space the one separator). Tricks, deals, widows, bids, trump lines, discards,
+//! draws, scores and totals are read byte by byte into the open hand's records: no token is
+//! copied, no string made, a name is found by its fingerprint among the game's seats, every byte
+//! is checked against the statement's grammar (so a comment or a stray space is never taken). Blank lines, tags, `hand N` and `dealer NAME` go
 //! straight to the general path's own statement readers, without its per-line search for the
 //! keyword and the comment. Anything else (a comment, a double space, an unknown name, a bad
 //! card, a statement out of place) and the line is left untouched to the general path, findings
@@ -16,8 +16,9 @@ use super::Line;
 use super::{Building, KEY, Parser, SEAT, Slot, Span, Spare, find_name_at};
 use crate::cards::Card;
 use crate::notation::{
-    Bid, Bids, Cards, Columns, Deal, Game, Hand, Holding, MAX_SCORE, MAX_TRICK, Meta, Name, Play,
-    Plays, ScoreEntry, ScoreKind, ScoreLine, Trick, intern_into,
+    Bid, Bids, Cards, Columns, Deal, Exchange, ExchangeKind, Game, Hand, Holding, MAX_SCORE,
+    MAX_TRICK, Meta, Name, Play, Plays, ScoreEntry, ScoreKind, ScoreLine, Trick, TrumpLine, Widow,
+    intern_into,
 };
 
 /// A game's names as the fast path looks them up, borrowed beside the open hand.
@@ -86,11 +87,12 @@ fn open(b: &mut Option<Building>) -> Option<Open<'_>> {
     })
 }
 
-/// Whether a statement for `slot` stands in hand `h` with no finding: not a repeat, and no
+/// Whether a statement for `slot` stands in hand `h` with no finding: not a repeat (tricks and
+/// exchanges come several to a hand), and no
 /// later statement already there (the general path's order check, by the same definition).
 #[inline]
 fn fits(h: &Hand, slot: Slot) -> bool {
-    if slot != Slot::Tricks && slot.filled(h) {
+    if !matches!(slot, Slot::Tricks | Slot::Exchanges) && slot.filled(h) {
         return false;
     }
     !Slot::ORDER
@@ -140,6 +142,19 @@ fn card(line: &[u8], from: usize, to: usize) -> Option<Card> {
     Card::parse_printable(line.get(from..to)?)
 }
 
+/// The card token at `at`, ended by a space, `stop` or the line's end, and the offset after it.
+#[inline(always)]
+fn card_token(b: &[u8], at: usize, stop: u8) -> Option<(Card, usize)> {
+    // most tokens are a rank and a suit: two bytes, no search for the end
+    if let [r, s, rest @ ..] = b.get(at..)? {
+        if rest.first().is_none_or(|&c| c == b' ' || c == stop) {
+            return Some((Card::parse_printable(&[*r, *s])?, at + 2));
+        }
+    }
+    let end = until2(b, at, b' ', stop);
+    Some((card(b, at, end)?, end))
+}
+
 /// A column: a byte offset plus one (the line is ASCII).
 #[inline]
 fn col(at: usize) -> u32 {
@@ -164,6 +179,10 @@ impl Parser {
             b'd' if b.starts_with(b"dealer ") => self.direct(line, 6),
             b'd' if b.starts_with(b"deal ") => self.fast_deal(line),
             b'b' if b.starts_with(b"bids ") => self.fast_bids(line),
+            b'w' if b.starts_with(b"widow: ") => self.fast_widow(line),
+            b't' if b.starts_with(b"trump ") => self.fast_trump(line),
+            b'd' if b.starts_with(b"discard ") => self.fast_exchange(line, ExchangeKind::Discard),
+            b'd' if b.starts_with(b"draw ") => self.fast_exchange(line, ExchangeKind::Draw),
             b's' if b.starts_with(b"score ") => self.fast_score(line, ScoreKind::Score),
             b't' if b.starts_with(b"total ") => self.fast_score(line, ScoreKind::Total),
             _ => false,
@@ -398,32 +417,11 @@ impl Parser {
         let mut holdings = Spare::take(&mut self.spare.holdings, o.seats.names.len());
         let mut at = 5;
         loop {
-            let name_end = until2(b, at, b':', b' ');
-            if b.get(name_end) != Some(&b':') {
-                return false;
-            }
-            let Some(player) = o.seats.get(b, at, name_end, SEAT) else {
+            let Some((holding, end)) = read_holding(b, at, &o.seats) else {
                 return false;
             };
-            let (mut cards, mut columns) = (Cards::new(), Columns::new());
-            let mut c = name_end + 1;
-            while b.get(c) == Some(&b' ') {
-                c += 1;
-                let end = until2(b, c, b' ', b';');
-                let Some(card) = card(b, c, end) else {
-                    return false;
-                };
-                cards.push(card);
-                columns.push(col(c));
-                c = end;
-            }
-            holdings.push(Holding {
-                player,
-                cards,
-                columns,
-                column: col(at),
-            });
-            at = c;
+            holdings.push(holding);
+            at = end;
             if at >= b.len() {
                 break;
             }
@@ -446,6 +444,133 @@ impl Parser {
         self.with_comments(|h| h.deal.as_mut().map(|s| &mut s.meta));
         true
     }
+
+    /// `widow: CARD ...`: the cards left aside, one space between them.
+    fn fast_widow(&mut self, line: &str) -> bool {
+        let lineno = self.lineno;
+        let b = line.as_bytes();
+        let Some(o) = open(&mut self.building) else {
+            return false;
+        };
+        if !fits(o.hand, Slot::Widow) {
+            return false;
+        }
+        // `widow:` with no card is the general path's (it reads the colon apart)
+        let Some((cards, columns, end)) = read_cards(b, 6).filter(|r| !r.0.is_empty()) else {
+            return false;
+        };
+        if end != b.len() {
+            return false;
+        }
+        *o.end_line = lineno;
+        o.hand.widow = Some(Widow {
+            cards,
+            columns,
+            meta: Meta {
+                line: lineno,
+                comments: Vec::new(),
+                remark: None,
+            },
+        });
+        self.with_comments(|h| h.widow.as_mut().map(|s| &mut s.meta));
+        true
+    }
+
+    /// `trump S`: the suit named by its letter (a word is the general path's).
+    fn fast_trump(&mut self, line: &str) -> bool {
+        let lineno = self.lineno;
+        let Some(o) = open(&mut self.building) else {
+            return false;
+        };
+        if !fits(o.hand, Slot::Trump) {
+            return false;
+        }
+        let Some(suit) = line
+            .get(6..)
+            .filter(|t| t.len() == 1)
+            .and_then(crate::cards::Suit::parse_word)
+        else {
+            return false;
+        };
+        *o.end_line = lineno;
+        o.hand.trump = Some(TrumpLine {
+            suit,
+            column: col(6),
+            meta: Meta {
+                line: lineno,
+                comments: Vec::new(),
+                remark: None,
+            },
+        });
+        self.with_comments(|h| h.trump.as_mut().map(|s| &mut s.meta));
+        true
+    }
+
+    /// `discard NAME: CARD ...` or `draw NAME: CARD ...`: one player's cards.
+    fn fast_exchange(&mut self, line: &str, kind: ExchangeKind) -> bool {
+        let lineno = self.lineno;
+        let b = line.as_bytes();
+        let Some(o) = open(&mut self.building) else {
+            return false;
+        };
+        if !fits(o.hand, Slot::Exchanges) {
+            return false;
+        }
+        let Some((holding, end)) = read_holding(b, kind.word().len() + 1, &o.seats) else {
+            return false;
+        };
+        if end != b.len() || holding.cards.is_empty() {
+            return false;
+        }
+        *o.end_line = lineno;
+        o.hand.exchanges.push(Exchange {
+            kind,
+            holding,
+            meta: Meta {
+                line: lineno,
+                comments: Vec::new(),
+                remark: None,
+            },
+        });
+        self.with_comments(|h| h.exchanges.last_mut().map(|s| &mut s.meta));
+        true
+    }
+}
+
+/// `NAME: CARD ...` from `at` (a seat's name, a colon, then a space before each card), and the
+/// offset after its last card; None when the piece is not in that form.
+#[inline]
+fn read_holding(b: &[u8], at: usize, seats: &Seats<'_>) -> Option<(Holding, usize)> {
+    let name_end = until2(b, at, b':', b' ');
+    if b.get(name_end) != Some(&b':') {
+        return None;
+    }
+    let player = seats.get(b, at, name_end, SEAT)?;
+    let (cards, columns, end) = read_cards(b, name_end + 1)?;
+    Some((
+        Holding {
+            player,
+            cards,
+            columns,
+            column: col(at),
+        },
+        end,
+    ))
+}
+
+/// The cards from `at`, each after one space, up to the first byte that is not a space before a
+/// card (`;`, or the end); None when a token there is not a card.
+#[inline]
+fn read_cards(b: &[u8], mut at: usize) -> Option<(Cards, Columns, usize)> {
+    let (mut cards, mut columns) = (Cards::new(), Columns::new());
+    while b.get(at) == Some(&b' ') {
+        at += 1;
+        let (c, end) = card_token(b, at, b';')?;
+        cards.push(c);
+        columns.push(col(at));
+        at = end;
+    }
+    Some((cards, columns, at))
 }
 
 /// The tricks of a trick line (`N. NAME:CARD ...`, or bare cards), pushed onto `tricks`;
@@ -618,7 +743,7 @@ mod tests {
             fast += agree(text.as_bytes(), name, 777);
             // every line of the first game changed the ways a hand-typed log differs
             let lines: Vec<&str> = text.lines().take(60).collect();
-            let edits: [&dyn Fn(&str) -> String; 12] = [
+            let edits: [&dyn Fn(&str) -> String; 15] = [
                 &|l| l.replacen(' ', "  ", 1),
                 &|l| l.replacen(", ", ",", 1),
                 &|l| l.replacen("Bob", "Bbo", 1),
@@ -631,6 +756,10 @@ mod tests {
                 &|l| l.to_uppercase(),
                 &|l| l.replacen(' ', "", 1),
                 &|l| l.replacen(". ", ".", 1),
+                // `widow:KD`, `discard Ann:` with no card, `trump hearts`
+                &|l| l.replacen(": ", ":", 1),
+                &|l| format!("{}:", l.split(':').next().unwrap_or("")),
+                &|l| l.replacen(" H", " hearts", 1),
             ];
             for (i, l) in lines.iter().enumerate() {
                 for e in &edits {

@@ -265,6 +265,8 @@ pub struct Parser {
     lineno: u32,
     carry: Vec<u8>,
     rules_check: Option<RulesCheck>,
+    /// The last `Rules` value checked, and what the check said of it.
+    rules_checked: Option<(String, Option<(String, usize)>)>,
     /// Whether the common lines take the fast path (off: every line by the general path).
     fast: bool,
     /// Lines the fast path read.
@@ -400,6 +402,7 @@ impl Parser {
             lineno: first_line.saturating_sub(1),
             carry: Vec::new(),
             rules_check: None,
+            rules_checked: None,
             fast: true,
             fast_lines: 0,
             spare: Spare::default(),
@@ -931,7 +934,16 @@ impl Parser {
             "Teams" => self.teams_tag(&value, value_col),
             "Rules" => {
                 if let Some(check) = self.rules_check.as_mut() {
-                    if let Some((message, offset)) = check(&value) {
+                    // a log's games mostly repeat one Rules tag: it is checked once
+                    let verdict = match &self.rules_checked {
+                        Some((seen, verdict)) if *seen == value => verdict.clone(),
+                        _ => {
+                            let verdict = check(&value);
+                            self.rules_checked = Some((value.clone(), verdict.clone()));
+                            verdict
+                        }
+                    };
+                    if let Some((message, offset)) = verdict {
                         let c = value_col.saturating_add(to_u32(offset));
                         self.problem(E105::BadRules { problem: message }, c);
                     }
