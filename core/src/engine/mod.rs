@@ -236,44 +236,57 @@ impl Prepared {
     /// What every seat held as each trick began, computed once for the hand.
     pub fn holdings(&self, seats: usize) -> Holdings {
         let t = self.cards.len();
-        let mut played = vec![0 as CardMask; t * seats];
-        for (ti, (cs, ss)) in self.cards.iter().zip(&self.seats).enumerate() {
+        if seats == 0 {
+            return Holdings {
+                seats,
+                tricks: t,
+                held: Vec::new(),
+            };
+        }
+        // row per trick (and one after the last), a mask per seat; first what each seat played
+        let mut after = vec![0 as CardMask; (t + 1) * seats];
+        for (row, (cs, ss)) in after
+            .chunks_exact_mut(seats)
+            .zip(self.cards.iter().zip(&self.seats))
+        {
             for (c, s) in cs.iter().zip(ss) {
-                if let Some(m) = usize::try_from(*s)
-                    .ok()
-                    .filter(|&s| s < seats)
-                    .and_then(|s| played.get_mut(ti * seats + s))
-                {
+                if let Some(m) = usize::try_from(*s).ok().and_then(|s| row.get_mut(s)) {
                     *m |= c.bit();
                 }
             }
         }
-        // before[t]: played in tricks before t; after[t]: played in t and later
-        let mut before = vec![0 as CardMask; (t + 1) * seats];
-        let mut after = vec![0 as CardMask; (t + 1) * seats];
-        for ti in 0..t {
-            for s in 0..seats {
-                let p = played.get(ti * seats + s).copied().unwrap_or(0);
-                let b = before.get(ti * seats + s).copied().unwrap_or(0);
-                if let Some(x) = before.get_mut((ti + 1) * seats + s) {
-                    *x = b | p;
-                }
+        // `held` first holds what each seat played before each trick ...
+        let mut held = vec![0 as CardMask; (t + 1) * seats];
+        let mut acc: smallvec::SmallVec<[CardMask; 8]> = smallvec::smallvec![0; seats];
+        for (before, played) in held.chunks_exact_mut(seats).zip(after.chunks_exact(seats)) {
+            before.copy_from_slice(&acc);
+            for (a, p) in acc.iter_mut().zip(played) {
+                *a |= p;
             }
         }
-        for ti in (0..t).rev() {
-            for s in 0..seats {
-                let p = played.get(ti * seats + s).copied().unwrap_or(0);
-                let a = after.get((ti + 1) * seats + s).copied().unwrap_or(0);
-                if let Some(x) = after.get_mut(ti * seats + s) {
-                    *x = a | p;
-                }
+        // ... `after` what each seat plays in each trick and later ...
+        acc.fill(0);
+        for row in after.chunks_exact_mut(seats).rev() {
+            for (x, a) in row.iter_mut().zip(acc.iter_mut()) {
+                *x |= *a;
+                *a = *x;
+            }
+        }
+        // ... and then what each held: still to play, or dealt and not yet played
+        let mut dealt = acc;
+        dealt.fill(0);
+        for (d, &x) in dealt.iter_mut().zip(&self.dealt) {
+            *d = x;
+        }
+        for (h, a) in held.chunks_exact_mut(seats).zip(after.chunks_exact(seats)) {
+            for ((h, a), d) in h.iter_mut().zip(a).zip(&dealt) {
+                *h = a | (d & !*h);
             }
         }
         Holdings {
             seats,
-            before,
-            after,
-            dealt: self.dealt.clone(),
+            tricks: t,
+            held,
         }
     }
 
@@ -295,9 +308,9 @@ impl Prepared {
 #[derive(Clone, Debug)]
 pub struct Holdings {
     seats: usize,
-    before: Vec<CardMask>,
-    after: Vec<CardMask>,
-    dealt: Vec<CardMask>,
+    tricks: usize,
+    /// Per trick (and after the last), per seat.
+    held: Vec<CardMask>,
 }
 
 impl Holdings {
@@ -307,10 +320,8 @@ impl Holdings {
         let Some(s) = usize::try_from(seat).ok().filter(|&s| s < self.seats) else {
             return 0;
         };
-        let i = trick.min(self.before.len() / self.seats.max(1) - 1) * self.seats + s;
-        let before = self.before.get(i).copied().unwrap_or(0);
-        let after = self.after.get(i).copied().unwrap_or(0);
-        after | (self.dealt.get(s).copied().unwrap_or(0) & !before)
+        let i = trick.min(self.tricks) * self.seats + s;
+        self.held.get(i).copied().unwrap_or(0)
     }
 }
 

@@ -585,6 +585,10 @@ fn play_tricks(
         })
         .collect();
     let mut played_at: [Option<u32>; 54] = [None; 54];
+    prep.cards.reserve(tricks.len());
+    prep.seats.reserve(tricks.len());
+    prep.trick_lines.reserve(tricks.len());
+    prep.play_cols.reserve(tricks.len());
     let mut leader = prep.pitcher;
     let mut last_winner = prep.pitcher;
     let mut gap_reported = false;
@@ -641,6 +645,7 @@ fn play_tricks(
             prep.playable = false;
             continue;
         };
+        // who is still in; every seat unless only trumps are played (then read where it matters)
         let in_play: super::Row<i32> = if rules.trumps_only {
             (0..ni)
                 .filter(|&s| {
@@ -654,7 +659,7 @@ fn play_tricks(
                 })
                 .collect()
         } else {
-            (0..ni).collect()
+            super::Row::new()
         };
         if rules.trumps_only && leader >= 0 && !in_play.contains(&leader) && !in_play.is_empty() {
             // the winner has no trump left: the lead passes to the next player on the left still in
@@ -875,10 +880,14 @@ fn play_tricks(
                 prep.playable = false;
             }
         } else {
-            let expected_order: super::Row<i32> =
-                (0..ni).map(|i| seats.after(lead_seat, i)).collect();
-            let fits =
-                row_seats.len() <= n && row_seats.iter().zip(&expected_order).all(|(a, b)| a == b);
+            // each seat in turn from the leader: checked in place, the order built only for a finding
+            let fits = row_seats.len() <= n
+                && row_seats
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &s)| s == seats.after(lead_seat, i as i32));
+            let expected_order =
+                || -> super::Row<i32> { (0..ni).map(|i| seats.after(lead_seat, i)).collect() };
             if !t.short && !t.unreadable && !fits && anticlockwise {
                 // every trick written the other way round: one slip of the writer, one finding
                 if !anticlockwise_reported {
@@ -899,6 +908,7 @@ fn play_tricks(
                 this_p402 = true;
                 prep.playable = false;
             } else if !t.short && !t.unreadable && !fits {
+                let expected_order = expected_order();
                 let bad = row_seats
                     .iter()
                     .enumerate()
