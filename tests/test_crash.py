@@ -285,14 +285,14 @@ def test_killing_an_import_leaves_no_process_behind(tmp_path):
     text, _ = simulate("auction", games=40, seed=5)
     log = tmp_path / "big.pitch"
     with open(log, "w", encoding="utf-8") as f:
-        for i in range(40):  # about 16,000 hands: long enough to be caught at work
+        for i in range(100):  # about 40,000 hands: long enough to be caught at work (half a second is watched)
             f.write(re.sub(r'\[GameId "([^"]+)"\]', lambda m: f'[GameId "{m.group(1)}-{i}"]', text))
     proc = subprocess.Popen([sys.executable, "-c", "from auditor.cli import main; main()", "import", str(log), "--out", str(tmp_path / "ds"),
                              "-j", "2"], cwd=ROOT, start_new_session=True, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     try:
         seen: set[int] = set()
-        deadline = time.monotonic() + 1.0
+        deadline = time.monotonic() + 0.5
         while time.monotonic() < deadline and proc.poll() is None:
             seen |= set(_processes_of_session(proc.pid))
             time.sleep(0.05)
@@ -307,4 +307,4 @@ def test_killing_an_import_leaves_no_process_behind(tmp_path):
             proc.kill()
     # and the dataset it was writing is as if it never started: the next import publishes it whole
     stats = import_paths([str(log)], tmp_path / "ds")
-    assert stats.games == 1600 and check_dataset(tmp_path / "ds").problems == []
+    assert stats.games == 4000 and check_dataset(tmp_path / "ds").problems == []

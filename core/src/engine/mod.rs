@@ -37,6 +37,8 @@ pub struct Seats {
     pub names: Vec<String>,
     /// Seat of each interned name of the game (-1: not seated).
     seat_of_name: Vec<i32>,
+    /// Side of each interned name of the game, as a score key (-1: no side's name).
+    side_of_name: Vec<i32>,
     pub n: usize,
     pub side_names: Vec<String>,
     /// Side of each seat (-1: in no team).
@@ -82,13 +84,32 @@ impl Seats {
                 .collect();
             (teams.into_iter().map(|(t, _)| t).collect(), side_of)
         };
+        // a score line's keys are looked up once per game, not compared name by name per line
+        let side_of_name = game
+            .names
+            .iter()
+            .map(|g| {
+                side_names
+                    .iter()
+                    .position(|s| s == g)
+                    .map_or(-1, |i| i as i32)
+            })
+            .collect();
         Seats {
             n: names.len(),
             names,
             seat_of_name,
+            side_of_name,
             side_names,
             side_of,
         }
+    }
+
+    /// The side an interned name names as a score key (None: no side's).
+    pub fn side_of_name(&self, name: Name) -> Option<usize> {
+        self.side_of_name
+            .get(name.0 as usize)
+            .and_then(|&i| usize::try_from(i).ok())
     }
 
     /// The seat of an interned name (-1: not seated).
@@ -517,6 +538,8 @@ pub fn audit_game(game: &Game, rules: &RuleSet) -> GameResult {
     }
     res.audited = true;
     let mut expected: Vec<i32> = Vec::new();
+    res.preps.reserve(game.hands.len());
+    res.hands.reserve(game.hands.len());
     for h in &game.hands {
         let prep = play::prepare_hand(h, game, &seats, rules, &expected);
         let step = if prep.thrown_in && rules.all_pass == crate::rules::AllPass::Redeal {

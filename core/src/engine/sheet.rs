@@ -43,11 +43,10 @@ pub fn hand_end_line(h: &Hand) -> u32 {
 }
 
 /// A score line as side -> value, the first entry winning when a side is written twice.
-fn written(line: &ScoreLine, game: &Game, seats: &Seats) -> Vec<Option<i32>> {
-    let mut out = vec![None; seats.side_names.len()];
+fn written(line: &ScoreLine, seats: &Seats) -> super::Row<Option<i32>> {
+    let mut out: super::Row<Option<i32>> = smallvec::smallvec![None; seats.side_names.len()];
     for e in &line.entries {
-        let key = game.name_of(e.key);
-        if let Some(i) = seats.side_names.iter().position(|s| s == key) {
+        if let Some(i) = seats.side_of_name(e.key) {
             if let Some(slot) = out.get_mut(i) {
                 if slot.is_none() {
                     *slot = Some(e.value);
@@ -794,7 +793,7 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
                 *x = (if from >= 0 { rules.game } else { 0 }) - from;
             }
         }
-        let recorded = h.score.as_ref().map(|s| written(s, game, seats));
+        let recorded = h.score.as_ref().map(|s| written(s, seats));
         if hs.scored {
             for (t, s) in total.iter_mut().zip(&hs.score) {
                 *t += s;
@@ -819,7 +818,7 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
         if totals_unknown {
             // a written total line puts the sheet's figures back in hand
             if let Some(tl) = &h.total {
-                let rec_total = written(tl, game, seats);
+                let rec_total = written(tl, seats);
                 if !tl.unreadable && rec_total.iter().all(Option::is_some) {
                     total = rec_total
                         .iter()
@@ -887,7 +886,7 @@ pub fn score_game(game: &Game, rules: &RuleSet, seats: &Seats, res: &mut GameRes
             _ => None,
         };
         if let Some(tl) = &h.total {
-            let rec_total = written(tl, game, seats);
+            let rec_total = written(tl, seats);
             if let (Some(d), Some(sh), Some(w)) = (&due, &sheet, &written_score) {
                 for s in 0..k {
                     let r = rec_total.get(s).copied().flatten();

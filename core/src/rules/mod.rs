@@ -192,8 +192,16 @@ impl RuleSet {
         if self.pitching && word.split(' ').next() == Some("pitch") {
             return Some(PITCH_VALUE);
         }
-        let w = word.to_lowercase();
-        if self.top_bid_words.0.contains(&w) {
+        // the parser writes bid words in lower case already: a copy only for another caller's word
+        let w = if word
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        {
+            std::borrow::Cow::Borrowed(word)
+        } else {
+            std::borrow::Cow::Owned(word.to_lowercase())
+        };
+        if self.top_bid_words.0.iter().any(|t| *t == *w) {
             return Some(self.top_bid);
         }
         bid_number(&w)
