@@ -257,58 +257,68 @@ impl Prepared {
     /// What every seat held as each trick began, computed once for the hand.
     pub fn holdings(&self, seats: usize) -> Holdings {
         let t = self.cards.len();
-        if seats == 0 {
-            return Holdings {
-                seats,
-                tricks: t,
-                held: Vec::new(),
-            };
-        }
-        // row per trick (and one after the last), a mask per seat; first what each seat played
-        let mut after = vec![0 as CardMask; (t + 1) * seats];
-        for (row, (cs, ss)) in after
-            .chunks_exact_mut(seats)
-            .zip(self.cards.iter().zip(&self.seats))
-        {
+        let mut played = vec![0 as CardMask; t * seats];
+        for (ti, (cs, ss)) in self.cards.iter().zip(&self.seats).enumerate() {
             for (c, s) in cs.iter().zip(ss) {
-                if let Some(m) = usize::try_from(*s).ok().and_then(|s| row.get_mut(s)) {
+                if let Some(m) = usize::try_from(*s)
+                    .ok()
+                    .filter(|&s| s < seats)
+                    .and_then(|s| played.get_mut(ti * seats + s))
+                {
                     *m |= c.bit();
                 }
             }
         }
-        // `held` first holds what each seat played before each trick ...
-        let mut held = vec![0 as CardMask; (t + 1) * seats];
-        let mut acc: smallvec::SmallVec<[CardMask; 8]> = smallvec::smallvec![0; seats];
-        for (before, played) in held.chunks_exact_mut(seats).zip(after.chunks_exact(seats)) {
-            before.copy_from_slice(&acc);
-            for (a, p) in acc.iter_mut().zip(played) {
-                *a |= p;
+        // before[t]: played in tricks before t; after[t]: played in t and later
+        let mut before = vec![0 as CardMask; (t + 1) * seats];
+        let mut after = vec![0 as CardMask; (t + 1) * seats];
+        for ti in 0..t {
+            for s in 0..seats {
+                let p = played.get(ti * seats + s).copied().unwrap_or(0);
+                let b = before.get(ti * seats + s).copied().unwrap_or(0);
+                if let Some(x) = before.get_mut((ti + 1) * seats + s) {
+                    *x = b | p;
+                }
             }
         }
-        // ... `after` what each seat plays in each trick and later ...
-        acc.fill(0);
-        for row in after.chunks_exact_mut(seats).rev() {
-            for (x, a) in row.iter_mut().zip(acc.iter_mut()) {
-                *x |= *a;
-                *a = *x;
-            }
-        }
-        // ... and then what each held: still to play, or dealt and not yet played
-        let mut dealt = acc;
-        dealt.fill(0);
-        for (d, &x) in dealt.iter_mut().zip(&self.dealt) {
-            *d = x;
-        }
-        for (h, a) in held.chunks_exact_mut(seats).zip(after.chunks_exact(seats)) {
-            for ((h, a), d) in h.iter_mut().zip(a).zip(&dealt) {
-                *h = a | (d & !*h);
+        for ti in (0..t).rev() {
+            for s in 0..seats {
+                let p = played.get(ti * seats + s).copied().unwrap_or(0);
+                let a = after.get((ti + 1) * seats + s).copied().unwrap_or(0);
+                if let Some(x) = after.get_mut(ti * seats + s) {
+                    *x = a | p;
+                }
             }
         }
         Holdings {
             seats,
-            tricks: t,
-            held,
+            before,
+            after,
+            dealt: self.dealt.clone(),
         }
+    }
+
+    /// What each seat holds as each trick begins, for a walk through the tricks in order (see
+    /// [`HeldWalk`]).
+    pub fn walk_holdings(&self, seats: usize) -> HeldWalk {
+        let mut all: Row<CardMask> = smallvec::smallvec![0; seats];
+        let (mut plays, mut seen) = (0u32, 0 as CardMask);
+        for (cs, ss) in self.cards.iter().zip(&self.seats) {
+            for (c, &s) in cs.iter().zip(ss) {
+                plays += 1;
+                seen |= c.bit();
+                if let Some(m) = usize::try_from(s).ok().and_then(|s| all.get_mut(s)) {
+                    *m |= c.bit();
+                }
+            }
+        }
+        if seen.count_ones() != plays {
+            return HeldWalk::Table(self.holdings(seats));
+        }
+        for (m, d) in all.iter_mut().zip(&self.dealt) {
+            *m |= d;
+        }
+        HeldWalk::Running(all)
     }
 
     /// The cards `seat` held as trick `trick` (0-based) began: still to play, or dealt and not yet
@@ -329,9 +339,9 @@ impl Prepared {
 #[derive(Clone, Debug)]
 pub struct Holdings {
     seats: usize,
-    tricks: usize,
-    /// Per trick (and after the last), per seat.
-    held: Vec<CardMask>,
+    before: Vec<CardMask>,
+    after: Vec<CardMask>,
+    dealt: Vec<CardMask>,
 }
 
 impl Holdings {
@@ -341,8 +351,51 @@ impl Holdings {
         let Some(s) = usize::try_from(seat).ok().filter(|&s| s < self.seats) else {
             return 0;
         };
-        let i = trick.min(self.tricks) * self.seats + s;
-        self.held.get(i).copied().unwrap_or(0)
+        let i = trick.min(self.before.len() / self.seats.max(1) - 1) * self.seats + s;
+        let before = self.before.get(i).copied().unwrap_or(0);
+        let after = self.after.get(i).copied().unwrap_or(0);
+        after | (self.dealt.get(s).copied().unwrap_or(0) & !before)
+    }
+}
+
+/// What each seat holds as each trick begins, asked trick by trick in order (as a replay does).
+///
+/// Where no card is played twice (every sound record) that is what the seat was dealt or plays,
+/// less what it has played so far: one mask per seat, kept up as each trick is played, and no
+/// table. A record with a card played twice asks the whole table ([`Holdings`]), which also
+/// answers for the card played again.
+#[derive(Clone, Debug)]
+pub enum HeldWalk {
+    /// Per seat, what it holds now.
+    Running(Row<CardMask>),
+    /// Every seat and trick at once.
+    Table(Holdings),
+}
+
+impl HeldWalk {
+    /// The cards `seat` held as trick `trick` (0-based) began; `trick` is the trick the walk is at.
+    #[inline]
+    pub fn held(&self, seat: i32, trick: usize) -> CardMask {
+        match self {
+            HeldWalk::Table(h) => h.held(seat, trick),
+            HeldWalk::Running(now) => usize::try_from(seat)
+                .ok()
+                .and_then(|s| now.get(s))
+                .copied()
+                .unwrap_or(0),
+        }
+    }
+
+    /// The trick of `cards` played by `seats` is over: the walk moves to the next.
+    #[inline]
+    pub fn played(&mut self, cards: &[Card], seats: &[i32]) {
+        if let HeldWalk::Running(now) = self {
+            for (c, &s) in cards.iter().zip(seats) {
+                if let Some(m) = usize::try_from(s).ok().and_then(|s| now.get_mut(s)) {
+                    *m &= !c.bit();
+                }
+            }
+        }
     }
 }
 
@@ -562,4 +615,61 @@ pub fn audit_game(game: &Game, rules: &RuleSet) -> GameResult {
     sheet::score_game(game, rules, &seats, &mut res);
     res.seats = Some(seats);
     res
+}
+
+#[cfg(test)]
+#[allow(clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use crate::simulate::tests::{PRESETS, preset, run};
+
+    /// The record of `prep` changed as careless records are: a card moved to another seat, a
+    /// card played twice, a seat no player has.
+    fn damaged(prep: &Prepared) -> Vec<Prepared> {
+        let mut out = vec![prep.clone()];
+        if prep.cards.len() >= 2 && prep.cards[0].len() >= 2 && !prep.cards[1].is_empty() {
+            let mut moved = prep.clone();
+            moved.seats[1][0] = moved.seats[0][1];
+            out.push(moved);
+            let mut twice = prep.clone();
+            twice.cards[1][0] = twice.cards[0][0];
+            out.push(twice);
+            let mut nobody = prep.clone();
+            nobody.seats[0][0] = -1;
+            nobody.seats[1][0] = 99;
+            out.push(nobody);
+        }
+        out
+    }
+
+    #[test]
+    fn a_walk_through_the_tricks_holds_what_the_table_of_holdings_holds() {
+        let mut asked = 0;
+        for name in PRESETS {
+            let rules = preset(name);
+            let (text, _) = run(&rules, 6, 5, 1, &[crate::simulate::Fault::Revoke]);
+            let (games, _) = crate::notation::parser::parse_all(text.as_bytes(), "t");
+            for g in &games {
+                for prep in &audit_game(g, &rules).preps {
+                    for v in damaged(prep) {
+                        let n = v.dealt.len();
+                        let table = v.holdings(n);
+                        let mut walk = v.walk_holdings(n);
+                        for t in 0..v.cards.len() {
+                            for s in -1..=n as i32 {
+                                assert_eq!(
+                                    walk.held(s, t),
+                                    table.held(s, t),
+                                    "{name}: seat {s}, trick {t}"
+                                );
+                                asked += 1;
+                            }
+                            walk.played(&v.cards[t], &v.seats[t]);
+                        }
+                    }
+                }
+            }
+        }
+        assert!(asked > 10_000, "{asked} questions");
+    }
 }

@@ -172,7 +172,7 @@ pub fn replay(prep: &Prepared, rules: &RuleSet, n: usize) -> Played {
         tricks_won: vec![0; n],
     };
     let lead = prep.cards.first().and_then(|cs| cs.first()).copied();
-    let holdings = prep.holdings(n);
+    let mut walk = prep.walk_holdings(n);
     let mut hi: Option<(i32, i32, Card, usize)> = None; // strength, seat, card, trick
     let mut lo: Option<(i32, i32, Card, usize)> = None;
     for (t, (cs, ss)) in prep.cards.iter().zip(&prep.seats).enumerate() {
@@ -186,7 +186,7 @@ pub fn replay(prep: &Prepared, rules: &RuleSet, n: usize) -> Played {
         let rule = FollowRule::of(rules, table, t, lead);
         let mut count = 0;
         for (i, (&c, &s)) in cs.iter().zip(ss).enumerate() {
-            let held = holdings.held(s, t);
+            let held = walk.held(s, t);
             // after a missing trick what each player held is unknown: no revoke is judged there,
             // nor before it where the deal is not written (the holdings come from the later play)
             if prep
@@ -224,6 +224,7 @@ pub fn replay(prep: &Prepared, rules: &RuleSet, n: usize) -> Played {
                 }
             }
         }
+        walk.played(cs, ss);
         if let Ok(w) = usize::try_from(winner) {
             if let Some(x) = p.counts.get_mut(w) {
                 *x += count;
