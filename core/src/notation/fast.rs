@@ -87,6 +87,13 @@ fn open(b: &mut Option<Building>) -> Option<Open<'_>> {
     })
 }
 
+/// The open hand, when a statement for `slot` may go into it with no finding (see [`open`] and
+/// [`fits`]).
+#[inline]
+fn open_for(b: &mut Option<Building>, slot: Slot) -> Option<Open<'_>> {
+    open(b).filter(|o| fits(o.hand, slot))
+}
+
 /// Whether a statement for `slot` stands in hand `h` with no finding: not a repeat (tricks and
 /// exchanges come several to a hand), and no
 /// later statement already there (the general path's order check, by the same definition).
@@ -153,6 +160,17 @@ fn card_token(b: &[u8], at: usize, stop: u8) -> Option<(Card, usize)> {
     }
     let end = until2(b, at, b' ', stop);
     Some((card(b, at, end)?, end))
+}
+
+/// A statement's line with no comment before it and no remark after it (the fast path takes
+/// no line that has either).
+#[inline]
+fn bare(line: u32) -> Meta {
+    Meta {
+        line,
+        comments: Vec::new(),
+        remark: None,
+    }
 }
 
 /// A column: a byte offset plus one (the line is ASCII).
@@ -229,12 +247,9 @@ impl Parser {
 
     fn fast_tricks(&mut self, line: &str) -> bool {
         let lineno = self.lineno;
-        let Some(o) = open(&mut self.building) else {
+        let Some(o) = open_for(&mut self.building, Slot::Tricks) else {
             return false;
         };
-        if !fits(o.hand, Slot::Tricks) {
-            return false;
-        }
         let before = o.hand.tricks.len();
         if !read_tricks(line, &o.seats, lineno, &mut o.hand.tricks) {
             o.hand.tricks.truncate(before);
@@ -258,16 +273,13 @@ impl Parser {
     fn fast_score(&mut self, line: &str, kind: ScoreKind) -> bool {
         let lineno = self.lineno;
         let b = line.as_bytes();
-        let Some(o) = open(&mut self.building) else {
-            return false;
-        };
         let slot = match kind {
             ScoreKind::Score => Slot::Score,
             ScoreKind::Total => Slot::Total,
         };
-        if !fits(o.hand, slot) {
+        let Some(o) = open_for(&mut self.building, slot) else {
             return false;
-        }
+        };
         let mut entries = Spare::take(&mut self.spare.entries, o.seats.names.len());
         let mut at = 6;
         loop {
@@ -300,11 +312,7 @@ impl Parser {
             at += 2;
         }
         *o.end_line = lineno;
-        let meta = Meta {
-            line: lineno,
-            comments: Vec::new(),
-            remark: None,
-        };
+        let meta = bare(lineno);
         let line = Some(ScoreLine {
             kind,
             entries,
@@ -343,12 +351,9 @@ impl Parser {
     fn fast_bids(&mut self, line: &str) -> bool {
         let lineno = self.lineno;
         let b = line.as_bytes();
-        let Some(o) = open(&mut self.building) else {
+        let Some(o) = open_for(&mut self.building, Slot::Bids) else {
             return false;
         };
-        if !fits(o.hand, Slot::Bids) {
-            return false;
-        }
         // the words are interned once the whole line is read: a line left to the general path
         // must find the game as it was
         let mut spoken: smallvec::SmallVec<[(Name, usize, usize, usize); 10]> =
@@ -394,11 +399,7 @@ impl Parser {
         *o.end_line = lineno;
         o.hand.bids = Some(Bids {
             bids,
-            meta: Meta {
-                line: lineno,
-                comments: Vec::new(),
-                remark: None,
-            },
+            meta: bare(lineno),
             unreadable: false,
         });
         self.with_comments(|h| h.bids.as_mut().map(|s| &mut s.meta));
@@ -408,12 +409,9 @@ impl Parser {
     fn fast_deal(&mut self, line: &str) -> bool {
         let lineno = self.lineno;
         let b = line.as_bytes();
-        let Some(o) = open(&mut self.building) else {
+        let Some(o) = open_for(&mut self.building, Slot::Deal) else {
             return false;
         };
-        if !fits(o.hand, Slot::Deal) {
-            return false;
-        }
         let mut holdings = Spare::take(&mut self.spare.holdings, o.seats.names.len());
         let mut at = 5;
         loop {
@@ -433,11 +431,7 @@ impl Parser {
         *o.end_line = lineno;
         o.hand.deal = Some(Deal {
             holdings,
-            meta: Meta {
-                line: lineno,
-                comments: Vec::new(),
-                remark: None,
-            },
+            meta: bare(lineno),
             unreadable: Vec::new(),
             incomplete: false,
         });
@@ -449,12 +443,9 @@ impl Parser {
     fn fast_widow(&mut self, line: &str) -> bool {
         let lineno = self.lineno;
         let b = line.as_bytes();
-        let Some(o) = open(&mut self.building) else {
+        let Some(o) = open_for(&mut self.building, Slot::Widow) else {
             return false;
         };
-        if !fits(o.hand, Slot::Widow) {
-            return false;
-        }
         // `widow:` with no card is the general path's (it reads the colon apart)
         let Some((cards, columns, end)) = read_cards(b, 6).filter(|r| !r.0.is_empty()) else {
             return false;
@@ -466,11 +457,7 @@ impl Parser {
         o.hand.widow = Some(Widow {
             cards,
             columns,
-            meta: Meta {
-                line: lineno,
-                comments: Vec::new(),
-                remark: None,
-            },
+            meta: bare(lineno),
         });
         self.with_comments(|h| h.widow.as_mut().map(|s| &mut s.meta));
         true
@@ -479,12 +466,9 @@ impl Parser {
     /// `trump S`: the suit named by its letter (a word is the general path's).
     fn fast_trump(&mut self, line: &str) -> bool {
         let lineno = self.lineno;
-        let Some(o) = open(&mut self.building) else {
+        let Some(o) = open_for(&mut self.building, Slot::Trump) else {
             return false;
         };
-        if !fits(o.hand, Slot::Trump) {
-            return false;
-        }
         let Some(suit) = line
             .get(6..)
             .filter(|t| t.len() == 1)
@@ -496,11 +480,7 @@ impl Parser {
         o.hand.trump = Some(TrumpLine {
             suit,
             column: col(6),
-            meta: Meta {
-                line: lineno,
-                comments: Vec::new(),
-                remark: None,
-            },
+            meta: bare(lineno),
         });
         self.with_comments(|h| h.trump.as_mut().map(|s| &mut s.meta));
         true
@@ -510,12 +490,9 @@ impl Parser {
     fn fast_exchange(&mut self, line: &str, kind: ExchangeKind) -> bool {
         let lineno = self.lineno;
         let b = line.as_bytes();
-        let Some(o) = open(&mut self.building) else {
+        let Some(o) = open_for(&mut self.building, Slot::Exchanges) else {
             return false;
         };
-        if !fits(o.hand, Slot::Exchanges) {
-            return false;
-        }
         let Some((holding, end)) = read_holding(b, kind.word().len() + 1, &o.seats) else {
             return false;
         };
@@ -526,11 +503,7 @@ impl Parser {
         o.hand.exchanges.push(Exchange {
             kind,
             holding,
-            meta: Meta {
-                line: lineno,
-                comments: Vec::new(),
-                remark: None,
-            },
+            meta: bare(lineno),
         });
         self.with_comments(|h| h.exchanges.last_mut().map(|s| &mut s.meta));
         true
@@ -602,11 +575,7 @@ fn read_tricks(line: &str, seats: &Seats<'_>, lineno: u32, tricks: &mut Vec<Tric
             plays: Plays::new(),
             short: false,
             column: ncol,
-            meta: Meta {
-                line: lineno,
-                comments: Vec::new(),
-                remark: None,
-            },
+            meta: bare(lineno),
             unreadable: false,
         });
         let Some(t) = tricks.last_mut() else {
