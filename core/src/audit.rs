@@ -483,7 +483,7 @@ mod tests {
         for name in crate::simulate::tests::PRESETS {
             let rules = crate::simulate::tests::preset(name);
             texts.push(
-                crate::simulate::tests::run(&rules, 4, 3, 1, &[])
+                crate::simulate::tests::run(&rules, 2, 3, 1, &[])
                     .0
                     .into_bytes(),
             );
@@ -495,8 +495,11 @@ mod tests {
         texts.push(b"\n\n".to_vec());
         let mut cuts = 0;
         for t in &texts {
-            // every prefix a piece of input can end at
-            for end in (0..=t.len()).step_by(7).chain([t.len()]) {
+            // a piece ends at a line's end, just after it, or within a line
+            let ends = (0..=t.len()).filter(|&i| {
+                i % 29 == 0 || i == t.len() || t[i.saturating_sub(2)..i].contains(&b'\n')
+            });
+            for end in ends {
                 let piece = &t[..end];
                 assert_eq!(
                     last_cut(piece),
@@ -507,6 +510,6 @@ mod tests {
                 cuts += usize::from(last_cut(piece).0 > 0);
             }
         }
-        assert!(cuts > 1000, "{cuts} pieces with a cut");
+        assert!(cuts > 500, "{cuts} pieces with a cut");
     }
 }
