@@ -210,6 +210,7 @@ def sniff_file(path: str) -> tuple[str, Finding | None]:
         binary = _not_text(head, path)
         if binary is not None:
             return NOT_TEXT, binary
+        head = head.removeprefix(b"\xef\xbb\xbf")  # a byte-order mark before the first line, as the core skips it
         tail = b""  # the line the bytes read so far end inside
         while head:
             lines = (tail + head).split(b"\n")  # lines as the core reads them: a lone CR ends none

@@ -76,8 +76,10 @@ def test_one_rule_for_empty_junk_and_missing_input(command, inputs, tmp_path):
 @pytest.mark.parametrize("command", COMMANDS)
 def test_comments_only_are_empty_however_long_and_whatever_their_line_ends(command, tmp_path):
     """Comments past the first bytes the sniff reads, and a comment holding a lone carriage return (the core
-    ends a line at a line feed only), are an empty file, as a short one is: a warning, never 'not a log'."""
-    for name, text in (("long", "% the club's notes, no hand played\n" * 400), ("cr", "% set\rback forgot\n")):
+    ends a line at a line feed only), are an empty file, as a short one is: a warning, never 'not a log'; so is
+    a comment after a byte-order mark (which the core skips), with or without a line end."""
+    for name, text in (("long", "% the club's notes, no hand played\n" * 400), ("cr", "% set\rback forgot\n"),
+                       ("bom", "\ufeff% Clean a"), ("bomnl", "\ufeff% notes\n\n")):
         path = tmp_path / f"{name}.pitch"
         path.write_bytes(text.encode())
         r = _run(command, path, tmp_path)
