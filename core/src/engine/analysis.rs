@@ -189,22 +189,24 @@ fn seats_of(sides: &[i32], mask: u16) -> u16 {
         .sum()
 }
 
-/// The best value the pitcher can reach by leading one of `first` at the start: each lead
-/// after the first is only asked whether it does better (a null window), and solved if so.
-fn par_from(solver: &mut Solver<'_>, start: &Position, first: CardMask) -> Option<i32> {
+/// The best value the pitcher can reach by leading one of `first` at the start, and a lead
+/// that reaches it (of its group of leads that play alike, the first in the order of the
+/// cards): each lead after the first is only asked whether it does better (a null window),
+/// and solved if so.
+fn par_from(solver: &mut Solver<'_>, start: &Position, first: CardMask) -> Option<(i32, Card)> {
     let seat = solver.layout.to_play(start);
-    let mut best: Option<i32> = None;
+    let mut best: Option<(i32, CardMask)> = None;
     // leads that play alike have one value: one of each, the likeliest best first
-    for c in solver
+    for (c, group) in solver
         .layout
         .distinct(start, solver.layout.legal(start) & first)
     {
         best = match best {
-            Some(b) if !solver.exceeds_after(start, seat, c, b) => Some(b),
-            _ => Some(solver.value_after(start, seat, c)),
+            Some((b, _)) if !solver.exceeds_after(start, seat, c, b) => best,
+            _ => Some((solver.value_after(start, seat, c), group)),
         };
     }
-    best
+    best.and_then(|(v, group)| Some((v, cards_of(group).next()?)))
 }
 
 /// The cards that may name trump `trump` when led first (`first_trick_trump=led`: a card of
@@ -332,18 +334,23 @@ fn analyse_record(
     let lead_hand = l.hands.get(l.to_play(&start)).copied().unwrap_or(0);
     let leads = naming(rules, trump, lead_hand) | first_card;
     let mut solver = Solver::new(ctx, l, obj);
-    a.par = par_from(&mut solver, &start, leads).unwrap_or_else(|| solver.value(&start));
+    let best_lead = par_from(&mut solver, &start, leads);
+    a.par = match best_lead {
+        Some((v, _)) => v,
+        None => solver.value(&start),
+    };
     let leader = l.to_play(&start);
-    let perfect_lead = cards_of(l.legal(&start) & leads).find(|&c| {
+    if let Some((_, c)) = best_lead {
         let mut q = start;
         l.play(&mut q, leader, c);
-        !solver.falls_short(&q, a.par)
-    });
-    if let Some(c) = perfect_lead {
-        let mut q = start;
-        l.play(&mut q, leader, c);
+        // the lead that gave par keeps it
         a.perfect = std::iter::once((leader as i32, c))
-            .chain(solver.line(&q).into_iter().map(|(s, c)| (s as i32, c)))
+            .chain(
+                solver
+                    .line_keeping(&q, a.par)
+                    .into_iter()
+                    .map(|(s, c)| (s as i32, c)),
+            )
             .collect();
     }
     // each card's value after it: a legal card keeps the value or lowers it for its side, so
@@ -434,7 +441,7 @@ fn analyse_record(
                 let other = Layout::new(rules.clone(), t, &rec.sides, held)?;
                 let mut s = Solver::new(ctx, &other, obj);
                 let st = other.start(l.to_play(&start));
-                let v = par_from(&mut s, &st, first);
+                let v = par_from(&mut s, &st, first).map(|(v, _)| v);
                 if s.out_of_budget() {
                     return Err(over_budget());
                 }

@@ -689,26 +689,31 @@ impl Layout {
 }
 
 impl Layout {
-    /// One card of `set` from each group of cards of `set` that play alike from `p` (cards of
-    /// a suit in one hand with no card still out between them and the same worth lead to the
-    /// same positions), the best of each first.
-    pub fn distinct(&self, p: &Position, set: CardMask) -> Vec<Card> {
+    /// The groups of cards of `set` that play alike from `p` (cards of a suit in one hand with
+    /// no card still out between them and the same worth lead to the same positions): the
+    /// best card of each and the whole group, the best groups first.
+    pub fn distinct(&self, p: &Position, set: CardMask) -> Vec<(Card, CardMask)> {
         let nb = &self.numbering;
         let n = self.node(p);
         let set = nb.bits(set);
-        let mut out = Vec::new();
+        let mut out: Vec<(Card, CardMask)> = Vec::new();
         let mut m = set;
         while m != 0 {
             let bit = 63 - m.leading_zeros();
             m &= !(1u64 << bit);
+            let Some(card) = nb.card(bit) else { continue };
             let next = n.live & above(bit) & block_of(bit);
             if next != 0 {
                 let up = next.trailing_zeros();
+                // the card above is the last one met: this one joins its group
                 if set >> up & 1 != 0 && nb.worth_of(up) == nb.worth_of(bit) {
+                    if let Some((_, group)) = out.last_mut() {
+                        *group |= card.bit();
+                    }
                     continue;
                 }
             }
-            out.extend(nb.card(bit));
+            out.push((card, card.bit()));
         }
         out
     }

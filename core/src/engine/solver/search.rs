@@ -373,11 +373,16 @@ impl Solver<'_> {
     /// A line of perfect play from `p` to the end of the hand: (seat, card) in play order; of
     /// the cards that keep the value, the first in the order of [`Layout::line_order`].
     pub fn line(&mut self, p: &Position) -> Vec<(usize, Card)> {
+        let target = self.value(p);
+        self.line_keeping(p, target)
+    }
+
+    /// [`Solver::line`] from `p` when its value is known to be `target`.
+    pub fn line_keeping(&mut self, p: &Position, target: i32) -> Vec<(usize, Card)> {
         let l = self.layout;
         let mut out = Vec::new();
         let mut p = *p;
         // along a perfect line every card keeps the value
-        let target = self.value(&p);
         while !l.finished(&p) {
             let seat = l.to_play(&p);
             let mut moves = smallvec::SmallVec::new();
