@@ -15,6 +15,11 @@ fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let full = take_flag(&mut args, "--full");
     let top = take_value(&mut args, "--top").map_or(0, |v| v.parse().unwrap_or(0));
+    // --only GAME:HAND examines that hand alone (game counted from 0 in the file)
+    let only: Option<(usize, u32)> = take_value(&mut args, "--only").and_then(|v| {
+        let (g, h) = v.split_once(':')?;
+        Some((g.parse().ok()?, h.parse().ok()?))
+    });
     let depth = if full { Depth::Full } else { Depth::Costs };
     for path in &args {
         let Ok(data) = std::fs::read(path) else {
@@ -39,6 +44,9 @@ fn main() {
                 continue;
             };
             for (prep, hs) in res.preps.iter().zip(&res.hands) {
+                if only.is_some_and(|o| o != (gi, prep.number)) {
+                    continue;
+                }
                 if hs.status == Status::ThrownIn || hs.status == Status::Misdeal {
                     continue;
                 }

@@ -45,6 +45,8 @@ pub struct Layout {
     /// The cards as the search numbers them, and the cards dealt in that numbering.
     pub(super) numbering: Numbering,
     pub(super) dealt_bits: u64,
+    /// Only trumps are played (`trumps_only`), read at every trick of the search.
+    pub(super) trumps_only: bool,
 }
 
 /// One position of the play.
@@ -166,7 +168,12 @@ impl Layout {
             usize::from(at(&side, s))
         });
         let dealt_bits = numbering.bits(all);
+        if cards_of(all).any(|c| numbering.bit(c) == super::node::NO_BIT) {
+            // the search numbers the cards of the four suits in play (a joker is a trump once trump is known)
+            return Err(NotAnalysable("a card of no suit in play".into()));
+        }
         Ok(Layout {
+            trumps_only: rules.trumps_only,
             numbering,
             dealt_bits,
             table,
@@ -219,7 +226,7 @@ impl Layout {
     }
 
     fn trumps_only(&self) -> bool {
-        self.rules().trumps_only
+        self.trumps_only
     }
 
     /// Whether `seat` plays to tricks from here (`trumps_only`: while holding a trump).

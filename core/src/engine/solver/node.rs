@@ -9,6 +9,7 @@ use super::layout::{Layout, Position, at};
 use super::{MAX_SEATS, Objective};
 use crate::cards::{Card, CardMask, GAME_COUNT, TrumpTable};
 use crate::engine::play::{FollowRule, legal};
+use crate::rules::Follow;
 
 /// A bit that stands for no card.
 pub(super) const NO_BIT: u8 = u8::MAX;
@@ -260,7 +261,7 @@ impl Layout {
     /// Whether `seat` plays to tricks from here (`trumps_only`: while holding a trump).
     fn still_in_node(&self, n: &Node, seat: usize) -> bool {
         let h = at(&n.hands, seat);
-        if self.rules().trumps_only {
+        if self.trumps_only {
             h & self.numbering.trumps != 0
         } else {
             h != 0
@@ -316,8 +317,69 @@ impl Layout {
             .flatten()
     }
 
-    /// The cards `seat` may play (search bits): the engine's follow rule on its cards.
+    /// The cards `seat` may play (search bits): the engine's follow rule
+    /// ([`legal`](crate::engine::play::legal)) worked out on the search bits, where a suit in
+    /// play is a block and the trumps are the top block (a debug build checks every answer
+    /// against the engine's).
     pub(super) fn legal_node(&self, n: &Node, seat: usize) -> u64 {
+        let hand = at(&n.hands, seat);
+        let trumps = hand & self.numbering.trumps;
+        let out = if n.len == 0 {
+            if n.rule == FollowRule::TrumpsOnly && trumps != 0 {
+                trumps
+            } else {
+                hand
+            }
+        } else {
+            let suit = hand & block_of(u32::from(n.trick[0]));
+            // every card numbered has a suit in play: no lead of no suit to follow
+            match n.rule {
+                FollowRule::Follow(Follow::FollowOrTrump) => {
+                    if suit != 0 {
+                        suit | trumps
+                    } else {
+                        hand
+                    }
+                }
+                FollowRule::Follow(Follow::Strict) => {
+                    if suit != 0 {
+                        suit
+                    } else if trumps != 0 {
+                        trumps
+                    } else {
+                        hand
+                    }
+                }
+                FollowRule::Follow(Follow::FreeWhenVoid) => {
+                    if suit != 0 {
+                        suit
+                    } else {
+                        hand
+                    }
+                }
+                FollowRule::TrumpsOnly => {
+                    if trumps != 0 {
+                        trumps
+                    } else {
+                        hand
+                    }
+                }
+                FollowRule::FreeFirst => {
+                    let allowed = if suit != 0 { suit | trumps } else { hand };
+                    if hand & !trumps != 0 {
+                        allowed & !trumps
+                    } else {
+                        allowed
+                    }
+                }
+            }
+        };
+        debug_assert_eq!(out, self.legal_engine(n, seat), "{:?}", n.rule);
+        out
+    }
+
+    /// The cards `seat` may play, as the engine says.
+    fn legal_engine(&self, n: &Node, seat: usize) -> u64 {
         let nb = &self.numbering;
         let held = nb.cards(at(&n.hands, seat));
         nb.bits(legal(n.rule, self.table, held, self.led(n)))
@@ -353,17 +415,27 @@ impl Layout {
         }
         // the card taking the trick so far against this one, as the engine ranks a trick (the
         // card taking it is of the suit led or a trump, so the two rank as in the whole trick)
+        // on the search bits: a trump beats any other card, and a card beats one of its block
+        // (its suit in play) below it; the card taking the trick so far is a trump or of the
+        // suit led, so a card of another suit takes nothing (a debug build asks the engine)
         if n.len == 0 {
             n.taking = 0;
         } else {
-            let nb = &self.numbering;
-            let top = nb.card(u32::from(at(&n.trick, usize::from(n.taking))));
-            if let (Some(top), Some(new)) = (top, nb.card(bit)) {
-                if self.table.winner_pos([top, new]) == 1 {
-                    n.taking = n.len;
-                }
+            let top = u32::from(at(&n.trick, usize::from(n.taking)));
+            let trumps = self.numbering.trumps;
+            let beats = (trumps >> bit & 1 != 0 && trumps >> top & 1 == 0)
+                || (block_of(bit) == block_of(top) && bit > top);
+            if beats {
+                n.taking = n.len;
             }
         }
+        debug_assert!({
+            let nb = &self.numbering;
+            let cards = n.trick.iter().take(usize::from(n.len) + 1);
+            self.table
+                .winner_pos(cards.filter_map(|&b| nb.card(u32::from(b))))
+                == usize::from(n.taking)
+        });
         n.len += 1;
         if n.len < n.in_trick {
             n.next = self.next_after(n, seat) as u8;
@@ -534,7 +606,7 @@ impl Layout {
         if n.len == 0 {
             if let Some(side) = self.sweeper(n, &in_hand, hands) {
                 // under trumps_only the other cards are never played
-                let (points, count) = if self.rules().trumps_only {
+                let (points, count) = if self.trumps_only {
                     let t = hands & nb.trumps & nb.worth;
                     (nb.sum(t, Numbering::capture), nb.sum(t, Numbering::count))
                 } else {
@@ -586,7 +658,7 @@ impl Layout {
         if trumps & !at(in_hand, side) != 0 {
             return None;
         }
-        if self.rules().trumps_only {
+        if self.trumps_only {
             return Some(side);
         }
         let most = n.hands.iter().map(|h| h.count_ones()).max().unwrap_or(0);
