@@ -47,6 +47,8 @@ pub struct Layout {
     pub(super) dealt_bits: u64,
     /// Only trumps are played (`trumps_only`), read at every trick of the search.
     pub(super) trumps_only: bool,
+    /// The follow rule of every trick after the first.
+    pub(super) later_rule: FollowRule,
 }
 
 /// One position of the play.
@@ -103,6 +105,10 @@ impl Layout {
         }
         let mut h = [0; MAX_SEATS];
         let mut all: CardMask = 0;
+        if hands.iter().any(|m| m.count_ones() > 16) {
+            // no rule set deals that many (`hand_size` is 13 at most): the search's moves have room for sixteen
+            return Err(NotAnalysable("a seat holds more than sixteen cards".into()));
+        }
         for (i, &m) in hands.iter().enumerate() {
             if all & m != 0 {
                 return Err(NotAnalysable("a card held twice".into()));
@@ -174,6 +180,7 @@ impl Layout {
         }
         Ok(Layout {
             trumps_only: rules.trumps_only,
+            later_rule: FollowRule::of(&rules, table, 1, None),
             numbering,
             dealt_bits,
             table,

@@ -255,6 +255,15 @@ impl Solver<'_> {
     /// The last trick, every seat with one card: played out.
     fn play_out(&self, n: &Node) -> i32 {
         let (l, obj) = (self.layout, &self.objective);
+        let gain = l.last_trick_gain(n, obj);
+        debug_assert_eq!(gain, self.play_out_card_by_card(n));
+        gain
+    }
+
+    /// The last trick played out card by card, as the rules play it (a debug build checks
+    /// every last trick against it).
+    fn play_out_card_by_card(&self, n: &Node) -> i32 {
+        let (l, obj) = (self.layout, &self.objective);
         let mut q = *n;
         let mut gain = 0;
         while !l.over(&q) {
@@ -330,14 +339,14 @@ impl Solver<'_> {
         let (a0, b0) = (alpha, beta);
         let seat = usize::from(n.next);
         let raise = obj.raisers & (1 << seat) != 0;
-        let mut moves = Moves::new();
+        let mut moves = Moves::default();
         l.moves_node(n, seat, obj.raisers, &mut moves);
-        if let Some(k) = first.and_then(|f| moves.iter().position(|&c| c == f)) {
-            moves.swap(0, k);
+        if let Some(f) = first {
+            moves.first(f);
         }
         let mut best = if raise { LOW } else { HIGH };
         let mut best_move = None;
-        for b in moves {
+        for &b in moves.as_slice() {
             let mut q = *n;
             let gain = l
                 .play_node(&mut q, seat, u32::from(b))
