@@ -59,8 +59,9 @@ pub(super) struct Numbering {
     count: [u8; 64],
     holder: [u8; 64],
     side: [u8; 64],
-    /// The cards worth something, and the trumps (search bits).
+    /// The cards worth something, those with a count toward Game, and the trumps (search bits).
     pub worth: u64,
+    pub counting: u64,
     pub trumps: u64,
     /// Per seat, and per side: the cards dealt to it (search bits).
     pub dealt: [u64; MAX_SEATS],
@@ -85,6 +86,7 @@ impl Numbering {
             holder: [0; 64],
             side: [0; 64],
             worth: 0,
+            counting: 0,
             trumps: 0,
             dealt: [0; MAX_SEATS],
             side_dealt: [0; MAX_SEATS],
@@ -120,6 +122,9 @@ impl Numbering {
                 }
                 if cap > 0 || cnt > 0 {
                     n.worth |= 1 << bit;
+                }
+                if cnt > 0 {
+                    n.counting |= 1 << bit;
                 }
                 if let Some(d) = n.dealt.get_mut(seat) {
                     *d |= 1 << bit;
@@ -644,6 +649,33 @@ impl Layout {
                 lost += points;
             }
         }
+        // at the start of a trick, a side whose seat holds r trumps of the top run takes r tricks
+        // to come, one card from every other seat in each: at least the least count of r
+        // cards of each such seat
+        if n.len == 0 && self.by_count {
+            let pool = hands & nb.trumps;
+            if pool != 0 {
+                let side = usize::from(at(&nb.side, 63 - pool.leading_zeros() as usize));
+                let run = top_run(pool, side_cards(side));
+                let (mut tricks, mut theirs) = (0, [0u64; MAX_SEATS]);
+                for (s, (&h, t)) in n
+                    .hands
+                    .iter()
+                    .zip(theirs.iter_mut())
+                    .enumerate()
+                    .take(self.n)
+                {
+                    if self.side(s) == side {
+                        tricks = tricks.max((h & run).count_ones());
+                    } else {
+                        // under trumps_only a seat plays only its trumps
+                        *t = if self.trumps_only { h & nb.trumps } else { h };
+                    }
+                }
+                let given: i32 = theirs.iter().map(|&h| self.least_count(h, tricks)).sum();
+                add_at(&mut sure_count, side, given);
+            }
+        }
         // a side that must take every trick left takes everything still out
         if n.len == 0 {
             if let Some(side) = self.sweeper(n, hands) {
@@ -692,6 +724,33 @@ impl Layout {
             game = (sure_to || !could).then_some(i32::from(sure_to));
         }
         Sure { lower, upper, game }
+    }
+
+    /// The least count `k` cards of `hand` hold (all of it when it holds fewer).
+    fn least_count(&self, hand: u64, k: u32) -> i32 {
+        let nb = &self.numbering;
+        let none = (hand & !nb.counting).count_ones();
+        if none >= k {
+            return 0;
+        }
+        // the k - none lowest counts of the cards that have one
+        let mut counts = [0u8; 16];
+        let mut len = 0;
+        let mut m = hand & nb.counting;
+        while m != 0 {
+            if let Some(c) = counts.get_mut(len) {
+                *c = at(&nb.count, m.trailing_zeros() as usize);
+                len += 1;
+            }
+            m &= m - 1;
+        }
+        let counts = counts.get_mut(..len).unwrap_or(&mut []);
+        counts.sort_unstable();
+        counts
+            .iter()
+            .take((k - none) as usize)
+            .map(|&c| i32::from(c))
+            .sum()
     }
 
     /// The side that takes every trick left from the start of a trick, if one must: one of its

@@ -224,31 +224,28 @@ impl<'a> Solver<'a> {
 
     /// The table's key of a position at the start of a trick: the cards still out as the
     /// rest of the hand sees them (cards that play as one another replaced by one of them),
-    /// the leader, the question, and the counts toward Game while they can still matter.
-    fn key(&self, n: &Node, game: Option<i32>) -> (u64, u64) {
-        key(self.layout, n, game, self.question)
+    /// the leader, the question, and the counts toward Game when Game goes by count.
+    fn key(&self, n: &Node) -> (u64, u64) {
+        key(self.layout, n, self.question)
     }
 }
 
 /// The table's key of a position at the start of a trick (see [`Solver::key`]).
-fn key(l: &Layout, n: &Node, game: Option<i32>, question: u64) -> (u64, u64) {
-    {
-        let cards = l.equivalent_node(n.live);
-        let mut packed = match game {
-            // Game is settled whatever the play: the counts no longer matter
-            Some(g) => 1 | u64::from(g == 1) << 1,
-            None => {
-                // the last side's count follows from the cards still out
-                let mut packed = 0u64;
-                for s in 0..l.sides.saturating_sub(1).min(7) {
-                    packed |= u64::from(at(&n.counts, s) & 0x7f) << (2 + 7 * s);
-                }
-                packed
-            }
-        };
-        packed |= u64::from(n.leader) << 51 | question << 55;
-        (cards, packed)
-    }
+fn key(l: &Layout, n: &Node, question: u64) -> (u64, u64) {
+    let cards = l.equivalent_node(n.live);
+    let mut packed = if l.by_count {
+        // the last side's count follows from the cards still out
+        let mut packed = 0u64;
+        for s in 0..l.sides.saturating_sub(1).min(7) {
+            packed |= u64::from(at(&n.counts, s) & 0x7f) << (2 + 7 * s);
+        }
+        packed
+    } else {
+        // Game is the ten of trumps': the counts never matter
+        1
+    };
+    packed |= u64::from(n.leader) << 51 | question << 55;
+    (cards, packed)
 }
 
 impl Solver<'_> {
@@ -302,24 +299,10 @@ impl Solver<'_> {
         if at_start && l.last_trick_node(n) {
             return self.play_out(n);
         }
-        // the bounds, but before the last card of a trick: the start of the next trick has them
-        let mut game = None;
-        if at_start || n.pending & n.pending.wrapping_sub(1) != 0 {
-            let sure = l.sure_node(n, &obj);
-            let (lower, upper) = (sure.lower, sure.upper);
-            if lower >= upper || lower >= beta {
-                return lower;
-            }
-            if upper <= alpha {
-                return upper;
-            }
-            alpha = alpha.max(lower);
-            beta = beta.min(upper);
-            game = sure.game;
-        }
+        // the table first: most starts of a trick are met again, and a hit costs less than the bounds
         let mut first: Option<u8> = None;
         let key = if at_start {
-            let k = self.key(n, game);
+            let k = self.key(n);
             if let Some(b) = self.ctx.table.get(k) {
                 let (lo, hi) = (i32::from(b.lower), i32::from(b.upper));
                 if lo == hi || lo >= beta {
@@ -336,6 +319,19 @@ impl Solver<'_> {
         } else {
             None
         };
+        // the bounds, but before the last card of a trick: the start of the next trick has them
+        if at_start || n.pending & n.pending.wrapping_sub(1) != 0 {
+            let sure = l.sure_node(n, &obj);
+            let (lower, upper) = (sure.lower, sure.upper);
+            if lower >= upper || lower >= beta {
+                return lower;
+            }
+            if upper <= alpha {
+                return upper;
+            }
+            alpha = alpha.max(lower);
+            beta = beta.min(upper);
+        }
         let (a0, b0) = (alpha, beta);
         let seat = usize::from(n.next);
         let raise = obj.raisers & (1 << seat) != 0;
