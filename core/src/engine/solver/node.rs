@@ -8,8 +8,7 @@
 use super::layout::{Layout, Position, at};
 use super::{MAX_SEATS, Objective};
 use crate::cards::{Card, CardMask, GAME_COUNT, TrumpTable};
-use crate::engine::play::{FollowRule, legal};
-use crate::rules::Follow;
+use crate::engine::play::{FollowRule, following, legal};
 
 fn add_at(a: &mut [i32; MAX_SEATS], i: usize, v: i32) {
     if let Some(x) = a.get_mut(i) {
@@ -350,9 +349,8 @@ impl Layout {
     }
 
     /// The cards `seat` may play (search bits): the engine's follow rule
-    /// ([`legal`](crate::engine::play::legal)) worked out on the search bits, where a suit in
-    /// play is a block and the trumps are the top block (a debug build checks every answer
-    /// against the engine's).
+    /// ([`following`]) on the search bits, where a suit in play is a block and the trumps are
+    /// the top block (a debug build checks every answer against [`legal`] on the cards).
     pub(super) fn legal_node(&self, n: &Node, seat: usize) -> u64 {
         let hand = at(&n.hands, seat);
         let trumps = hand & self.numbering.trumps;
@@ -363,48 +361,9 @@ impl Layout {
                 hand
             }
         } else {
-            let suit = hand & block_of(u32::from(n.trick[0]));
             // every card numbered has a suit in play: no lead of no suit to follow
-            match n.rule {
-                FollowRule::Follow(Follow::FollowOrTrump) => {
-                    if suit != 0 {
-                        suit | trumps
-                    } else {
-                        hand
-                    }
-                }
-                FollowRule::Follow(Follow::Strict) => {
-                    if suit != 0 {
-                        suit
-                    } else if trumps != 0 {
-                        trumps
-                    } else {
-                        hand
-                    }
-                }
-                FollowRule::Follow(Follow::FreeWhenVoid) => {
-                    if suit != 0 {
-                        suit
-                    } else {
-                        hand
-                    }
-                }
-                FollowRule::TrumpsOnly => {
-                    if trumps != 0 {
-                        trumps
-                    } else {
-                        hand
-                    }
-                }
-                FollowRule::FreeFirst => {
-                    let allowed = if suit != 0 { suit | trumps } else { hand };
-                    if hand & !trumps != 0 {
-                        allowed & !trumps
-                    } else {
-                        allowed
-                    }
-                }
-            }
+            let suit = hand & block_of(u32::from(n.trick[0]));
+            following(n.rule, hand, trumps, suit, 0)
         };
         debug_assert_eq!(out, self.legal_engine(n, seat), "{:?}", n.rule);
         out
