@@ -608,30 +608,37 @@ impl Layout {
                 lost += points;
             }
         }
-        // at the start of a trick, a side whose seat holds r trumps of the top run takes r tricks
-        // to come, one card from every other seat in each: at least the least count of r
-        // cards of each such seat
+        // at the start of a trick, a side whose seat X holds r trumps of the top run takes r
+        // of the tricks X plays to, and every other seat plays a card into each of those it
+        // plays to as well: at least the least count of that many of its cards. A seat plays
+        // to the next tricks while it holds a card (under trumps_only: a trump), so a seat
+        // with d cards fewer than X may miss d of X's tricks.
         if n.len == 0 && self.by_count {
             let pool = hands & nb.trumps;
             if pool != 0 {
                 let side = usize::from(at(&nb.side, 63 - pool.leading_zeros() as usize));
                 let run = top_run(pool, side_cards(side));
-                let (mut tricks, mut theirs) = (0, [0u64; MAX_SEATS]);
-                for (s, (&h, t)) in n
-                    .hands
-                    .iter()
-                    .zip(theirs.iter_mut())
-                    .enumerate()
-                    .take(self.n)
-                {
-                    if self.side(s) == side {
-                        tricks = tricks.max((h & run).count_ones());
-                    } else {
-                        // under trumps_only a seat plays only its trumps
-                        *t = if self.trumps_only { h & nb.trumps } else { h };
+                let plays = |h: u64| if self.trumps_only { h & nb.trumps } else { h };
+                // X: the most trumps of the run, and how many tricks it plays to
+                let (mut tricks, mut span) = (0, 0);
+                for (s, &h) in n.hands.iter().enumerate().take(self.n) {
+                    let r = (h & run).count_ones();
+                    if self.side(s) == side && r > tricks {
+                        (tricks, span) = (r, plays(h).count_ones());
                     }
                 }
-                let given: i32 = theirs.iter().map(|&h| self.least_count(h, tricks)).sum();
+                let given: i32 = n
+                    .hands
+                    .iter()
+                    .enumerate()
+                    .take(self.n)
+                    .filter(|&(s, _)| self.side(s) != side)
+                    .map(|(_, &h)| {
+                        let h = plays(h);
+                        let missed = span.saturating_sub(h.count_ones());
+                        self.least_count(h, tricks.saturating_sub(missed))
+                    })
+                    .sum();
                 add_at(&mut sure_count, side, given);
             }
         }
