@@ -189,22 +189,55 @@ fn seats_of(sides: &[i32], mask: u16) -> u16 {
         .sum()
 }
 
+/// What the search of the first leads found: par and a lead that reaches it (of its group of
+/// leads that play alike, the first in the order of the cards), and per group what is known
+/// of the value after it.
+#[derive(Default)]
+struct Leads {
+    best: Option<(i32, Card)>,
+    groups: Vec<(CardMask, Known)>,
+}
+
+/// What is known of the value after a lead.
+#[derive(Clone, Copy)]
+enum Known {
+    Exact(i32),
+    AtMost(i32),
+}
+
+impl Leads {
+    /// What is known of the value after leading `card` (None: it was not searched).
+    fn after(&self, card: Card) -> Option<Known> {
+        self.groups
+            .iter()
+            .find(|(g, _)| g & card.bit() != 0)
+            .map(|&(_, k)| k)
+    }
+}
+
 /// The best value the pitcher can reach by leading one of `first` at the start: each lead
 /// after the first is only asked whether it does better (a null window), and solved if so.
-fn par_from(solver: &mut Solver<'_>, start: &Position, first: CardMask) -> Option<i32> {
+fn par_from(solver: &mut Solver<'_>, start: &Position, first: CardMask) -> Leads {
     let seat = solver.layout.to_play(start);
-    let mut best: Option<i32> = None;
+    let mut leads = Leads::default();
+    let mut best: Option<(i32, CardMask)> = None;
     // leads that play alike have one value: one of each, the likeliest best first
-    for c in solver
+    for (c, group) in solver
         .layout
         .distinct(start, solver.layout.legal(start) & first)
     {
-        best = match best {
-            Some(b) if !solver.exceeds_after(start, seat, c, b) => Some(b),
-            _ => Some(solver.value_after(start, seat, c)),
+        let known = match best {
+            Some((b, _)) if !solver.exceeds_after(start, seat, c, b) => Known::AtMost(b),
+            _ => {
+                let v = solver.value_after(start, seat, c);
+                best = Some((v, group));
+                Known::Exact(v)
+            }
         };
+        leads.groups.push((group, known));
     }
-    best
+    leads.best = best.and_then(|(v, group)| Some((v, cards_of(group).next()?)));
+    leads
 }
 
 /// The cards that may name trump `trump` when led first (`first_trick_trump=led`: a card of
@@ -332,18 +365,24 @@ fn analyse_record(
     let lead_hand = l.hands.get(l.to_play(&start)).copied().unwrap_or(0);
     let leads = naming(rules, trump, lead_hand) | first_card;
     let mut solver = Solver::new(ctx, l, obj);
-    a.par = par_from(&mut solver, &start, leads).unwrap_or_else(|| solver.value(&start));
+    let first_leads = par_from(&mut solver, &start, leads);
+    let best_lead = first_leads.best;
+    a.par = match best_lead {
+        Some((v, _)) => v,
+        None => solver.value(&start),
+    };
     let leader = l.to_play(&start);
-    let perfect_lead = cards_of(l.legal(&start) & leads).find(|&c| {
+    if let Some((_, c)) = best_lead {
         let mut q = start;
         l.play(&mut q, leader, c);
-        !solver.falls_short(&q, a.par)
-    });
-    if let Some(c) = perfect_lead {
-        let mut q = start;
-        l.play(&mut q, leader, c);
+        // the lead that gave par keeps it
         a.perfect = std::iter::once((leader as i32, c))
-            .chain(solver.line(&q).into_iter().map(|(s, c)| (s as i32, c)))
+            .chain(
+                solver
+                    .line_keeping(&q, a.par)
+                    .into_iter()
+                    .map(|(s, c)| (s as i32, c)),
+            )
             .collect();
     }
     // each card's value after it: a legal card keeps the value or lowers it for its side, so
@@ -358,10 +397,17 @@ fn analyse_record(
         // par is the best first lead for the pitcher: below it only the pitcher's side knows where it stands
         let raiser = obj.raisers & (1 << seat) != 0;
         let shortcut = l.legal(at) & card.bit() != 0 && (k > 0 || raiser);
-        let after = if shortcut && solver.keeps(q, seat, before) {
-            before
+        // the first lead: the search of the leads for par may know its value already
+        let known = if k == 0 {
+            first_leads.after(card)
         } else {
-            solver.value(q)
+            None
+        };
+        let after = match known {
+            Some(Known::Exact(v)) => v,
+            Some(Known::AtMost(b)) if b < before => solver.value(q),
+            _ if shortcut && solver.keeps(q, seat, before) => before,
+            _ => solver.value(q),
         };
         values.push(after);
     }
@@ -434,7 +480,7 @@ fn analyse_record(
                 let other = Layout::new(rules.clone(), t, &rec.sides, held)?;
                 let mut s = Solver::new(ctx, &other, obj);
                 let st = other.start(l.to_play(&start));
-                let v = par_from(&mut s, &st, first);
+                let v = par_from(&mut s, &st, first).best.map(|(v, _)| v);
                 if s.out_of_budget() {
                     return Err(over_budget());
                 }

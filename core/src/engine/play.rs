@@ -98,6 +98,13 @@ pub fn legal(
     } else {
         held & !trumps & (crate::cards::JOKER_HIGH.bit() | crate::cards::JOKER_LOW.bit())
     };
+    following(rule, held, trumps, suit, suitless)
+}
+
+/// The follow rule for a follower on masks of any numbering of the cards: of `held`, its
+/// `trumps`, its cards of the `suit` led, and the `suitless` ones that follow a lead of no
+/// suit. [`legal`] asks it on the cards, the solver on its own numbering.
+pub fn following(rule: FollowRule, held: u64, trumps: u64, suit: u64, suitless: u64) -> u64 {
     match rule {
         FollowRule::Follow(Follow::FollowOrTrump) => {
             if suit != 0 {

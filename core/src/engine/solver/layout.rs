@@ -45,6 +45,10 @@ pub struct Layout {
     /// The cards as the search numbers them, and the cards dealt in that numbering.
     pub(super) numbering: Numbering,
     pub(super) dealt_bits: u64,
+    /// Only trumps are played (`trumps_only`), read at every trick of the search.
+    pub(super) trumps_only: bool,
+    /// The follow rule of every trick after the first.
+    pub(super) later_rule: FollowRule,
 }
 
 /// One position of the play.
@@ -101,6 +105,10 @@ impl Layout {
         }
         let mut h = [0; MAX_SEATS];
         let mut all: CardMask = 0;
+        if hands.iter().any(|m| m.count_ones() > 16) {
+            // no rule set deals that many (`hand_size` is 13 at most): the search's moves have room for sixteen
+            return Err(NotAnalysable("a seat holds more than sixteen cards".into()));
+        }
         for (i, &m) in hands.iter().enumerate() {
             if all & m != 0 {
                 return Err(NotAnalysable("a card held twice".into()));
@@ -166,7 +174,13 @@ impl Layout {
             usize::from(at(&side, s))
         });
         let dealt_bits = numbering.bits(all);
+        if cards_of(all).any(|c| numbering.bit(c) == super::node::NO_BIT) {
+            // the search numbers the cards of the four suits in play (a joker is a trump once trump is known)
+            return Err(NotAnalysable("a card of no suit in play".into()));
+        }
         Ok(Layout {
+            trumps_only: rules.trumps_only,
+            later_rule: FollowRule::of(&rules, table, 1, None),
             numbering,
             dealt_bits,
             table,
@@ -219,7 +233,7 @@ impl Layout {
     }
 
     fn trumps_only(&self) -> bool {
-        self.rules().trumps_only
+        self.trumps_only
     }
 
     /// Whether `seat` plays to tricks from here (`trumps_only`: while holding a trump).

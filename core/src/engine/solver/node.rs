@@ -8,7 +8,30 @@
 use super::layout::{Layout, Position, at};
 use super::{MAX_SEATS, Objective};
 use crate::cards::{Card, CardMask, GAME_COUNT, TrumpTable};
-use crate::engine::play::{FollowRule, legal};
+use crate::engine::play::{FollowRule, following, legal};
+
+fn add_at(a: &mut [i32; MAX_SEATS], i: usize, v: i32) {
+    if let Some(x) = a.get_mut(i) {
+        *x += v;
+    }
+}
+
+fn set_at(a: &mut [i32; MAX_SEATS], i: usize, v: i32) {
+    if let Some(x) = a.get_mut(i) {
+        *x = v;
+    }
+}
+
+/// The cards of `pool` above every card of `pool` that is not `own`'s (all of `pool` when
+/// every one is).
+fn top_run(pool: u64, own: u64) -> u64 {
+    let others = pool & !own;
+    if others == 0 {
+        pool
+    } else {
+        pool & above(63 - others.leading_zeros())
+    }
+}
 
 /// A bit that stands for no card.
 pub(super) const NO_BIT: u8 = u8::MAX;
@@ -35,11 +58,13 @@ pub(super) struct Numbering {
     count: [u8; 64],
     holder: [u8; 64],
     side: [u8; 64],
-    /// The cards worth something, and the trumps (search bits).
+    /// The cards worth something, those with a count toward Game, and the trumps (search bits).
     pub worth: u64,
+    pub counting: u64,
     pub trumps: u64,
-    /// Per seat: the cards it was dealt (search bits).
+    /// Per seat, and per side: the cards dealt to it (search bits).
     pub dealt: [u64; MAX_SEATS],
+    pub side_dealt: [u64; MAX_SEATS],
 }
 
 impl Numbering {
@@ -60,8 +85,10 @@ impl Numbering {
             holder: [0; 64],
             side: [0; 64],
             worth: 0,
+            counting: 0,
             trumps: 0,
             dealt: [0; MAX_SEATS],
+            side_dealt: [0; MAX_SEATS],
         };
         // trumps in the top block, then the other suits in suit order, each weakest card lowest
         let trump = table.trump.clamp(0, 3) as usize;
@@ -95,7 +122,13 @@ impl Numbering {
                 if cap > 0 || cnt > 0 {
                     n.worth |= 1 << bit;
                 }
+                if cnt > 0 {
+                    n.counting |= 1 << bit;
+                }
                 if let Some(d) = n.dealt.get_mut(seat) {
+                    *d |= 1 << bit;
+                }
+                if let Some(d) = n.side_dealt.get_mut(side_of(seat)) {
                     *d |= 1 << bit;
                 }
                 if table.is_trump(c) {
@@ -260,7 +293,7 @@ impl Layout {
     /// Whether `seat` plays to tricks from here (`trumps_only`: while holding a trump).
     fn still_in_node(&self, n: &Node, seat: usize) -> bool {
         let h = at(&n.hands, seat);
-        if self.rules().trumps_only {
+        if self.trumps_only {
             h & self.numbering.trumps != 0
         } else {
             h != 0
@@ -291,12 +324,11 @@ impl Layout {
             n.leader = self.next_after(n, leader) as u8;
         }
         n.next = n.leader;
-        n.rule = FollowRule::of(
-            self.rules(),
-            self.table,
-            usize::from(n.tricks_done),
-            n.first_lead,
-        );
+        n.rule = if n.tricks_done > 0 {
+            self.later_rule
+        } else {
+            FollowRule::of(self.rules(), self.table, 0, n.first_lead)
+        };
     }
 
     /// Whether the hand is over.
@@ -316,8 +348,29 @@ impl Layout {
             .flatten()
     }
 
-    /// The cards `seat` may play (search bits): the engine's follow rule on its cards.
+    /// The cards `seat` may play (search bits): the engine's follow rule
+    /// ([`following`]) on the search bits, where a suit in play is a block and the trumps are
+    /// the top block (a debug build checks every answer against [`legal`] on the cards).
     pub(super) fn legal_node(&self, n: &Node, seat: usize) -> u64 {
+        let hand = at(&n.hands, seat);
+        let trumps = hand & self.numbering.trumps;
+        let out = if n.len == 0 {
+            if n.rule == FollowRule::TrumpsOnly && trumps != 0 {
+                trumps
+            } else {
+                hand
+            }
+        } else {
+            // every card numbered has a suit in play: no lead of no suit to follow
+            let suit = hand & block_of(u32::from(n.trick[0]));
+            following(n.rule, hand, trumps, suit, 0)
+        };
+        debug_assert_eq!(out, self.legal_engine(n, seat), "{:?}", n.rule);
+        out
+    }
+
+    /// The cards `seat` may play, as the engine says.
+    fn legal_engine(&self, n: &Node, seat: usize) -> u64 {
         let nb = &self.numbering;
         let held = nb.cards(at(&n.hands, seat));
         nb.bits(legal(n.rule, self.table, held, self.led(n)))
@@ -353,17 +406,27 @@ impl Layout {
         }
         // the card taking the trick so far against this one, as the engine ranks a trick (the
         // card taking it is of the suit led or a trump, so the two rank as in the whole trick)
+        // on the search bits: a trump beats any other card, and a card beats one of its block
+        // (its suit in play) below it; the card taking the trick so far is a trump or of the
+        // suit led, so a card of another suit takes nothing (a debug build asks the engine)
         if n.len == 0 {
             n.taking = 0;
         } else {
-            let nb = &self.numbering;
-            let top = nb.card(u32::from(at(&n.trick, usize::from(n.taking))));
-            if let (Some(top), Some(new)) = (top, nb.card(bit)) {
-                if self.table.winner_pos([top, new]) == 1 {
-                    n.taking = n.len;
-                }
+            let top = u32::from(at(&n.trick, usize::from(n.taking)));
+            let trumps = self.numbering.trumps;
+            let beats = (trumps >> bit & 1 != 0 && trumps >> top & 1 == 0)
+                || (block_of(bit) == block_of(top) && bit > top);
+            if beats {
+                n.taking = n.len;
             }
         }
+        debug_assert!({
+            let nb = &self.numbering;
+            let cards = n.trick.iter().take(usize::from(n.len) + 1);
+            self.table
+                .winner_pos(cards.filter_map(|&b| nb.card(u32::from(b))))
+                == usize::from(n.taking)
+        });
         n.len += 1;
         if n.len < n.in_trick {
             n.next = self.next_after(n, seat) as u8;
@@ -390,10 +453,15 @@ impl Layout {
 
     /// Game by count at the end, for the counted sides (0 for a sweep: all tricks give it).
     pub(super) fn end_gain_node(&self, n: &Node, obj: &Objective) -> i32 {
+        self.end_gain(&n.counts, obj)
+    }
+
+    /// Game by count for the counted sides when the sides end with `counts`.
+    fn end_gain(&self, counts: &[u8; MAX_SEATS], obj: &Objective) -> i32 {
         if obj.sweep() || !self.by_count {
             return 0;
         }
-        let counts = n.counts.get(..self.sides).unwrap_or(&[]);
+        let counts = counts.get(..self.sides).unwrap_or(&[]);
         let Some(best) = counts.iter().copied().max() else {
             return 0;
         };
@@ -402,6 +470,42 @@ impl Layout {
             (Some((s, _)), None) => i32::from(Self::counted(obj, s)),
             _ => 0,
         }
+    }
+
+    /// What the counted sides gain from the last trick, every seat still in holding one card,
+    /// Game at the end included: the trick goes to the best trump in it, else to the best card
+    /// of the suit led (under `trumps_only` only trumps are played).
+    pub(super) fn last_trick_gain(&self, n: &Node, obj: &Objective) -> i32 {
+        let nb = &self.numbering;
+        let hands = n.live & !n.table;
+        let cards = if self.trumps_only {
+            hands & nb.trumps
+        } else {
+            hands
+        };
+        let trumps = cards & nb.trumps;
+        let led = at(&n.hands, usize::from(n.leader)) & cards;
+        let takers = if trumps != 0 {
+            trumps
+        } else if led != 0 {
+            cards & block_of(led.trailing_zeros())
+        } else {
+            return self.end_gain_node(n, obj);
+        };
+        let top = 63 - takers.leading_zeros();
+        let side = usize::from(at(&nb.side, top as usize));
+        let worth = cards & nb.worth;
+        let mut counts = n.counts;
+        if let Some(c) = counts.get_mut(side) {
+            *c = c.saturating_add(nb.sum(worth, Numbering::count).clamp(0, 255) as u8);
+        }
+        let ours = Self::counted(obj, side);
+        let gain = match (obj.sweep(), ours) {
+            (true, ours) => -i32::from(!ours),
+            (false, true) => nb.sum(worth, Numbering::capture),
+            (false, false) => 0,
+        };
+        gain + self.end_gain(&counts, obj)
     }
 
     /// What the cards still out make sure of, whatever the play: bounds on what the counted
@@ -424,149 +528,163 @@ impl Layout {
             };
         }
         let nb = &self.numbering;
-        let sides = self.sides.min(MAX_SEATS);
-        // per side: its cards in hand; those and the trumps it put on the table; of its seats yet to play
-        let mut in_hand = [0u64; MAX_SEATS];
-        let mut to_play = [0u64; MAX_SEATS];
-        let (mut hands, mut hand_c, mut to_play_c, mut to_play_all) = (0u64, 0u64, 0u64, 0u64);
-        for (s, &h) in n.hands.iter().enumerate().take(self.n) {
-            let side = self.side(s);
-            let pending = n.pending >> s & 1 != 0;
-            hands |= h;
-            if let Some(a) = in_hand.get_mut(side) {
-                *a |= h;
-            }
-            if pending {
-                to_play_all |= h;
-                if let Some(x) = to_play.get_mut(side) {
-                    *x |= h;
-                }
-            }
-            if Self::counted(obj, side) {
-                hand_c |= h;
-                if pending {
-                    to_play_c |= h;
-                }
-            }
+        let counted = obj.sides;
+        let is_counted = |side: usize| counted >> side & 1 != 0;
+        let side_cards = |side: usize| at(&nb.side_dealt, side);
+        // the cards dealt to the counted sides
+        let mut counted_cards = 0;
+        let mut m = counted;
+        while m != 0 {
+            counted_cards |= side_cards(m.trailing_zeros() as usize);
+            m &= m - 1;
         }
-        // the trumps each side put on the table (a wide copy of `in_hand` here would wait on its narrow stores)
-        let mut table_trumps = [0u64; MAX_SEATS];
-        let mut table_c = hand_c;
-        for k in 0..usize::from(n.len) {
-            let (b, s) = (at(&n.trick, k), at(&n.seat_of, k));
-            let trump = (1u64 << b) & nb.trumps;
-            let side = self.side(usize::from(s));
-            if let Some(x) = table_trumps.get_mut(side) {
-                *x |= trump;
-            }
-            if Self::counted(obj, side) {
-                table_c |= trump;
-            }
+        // the cards in hand, and those of the seats yet to play to this trick (every card is
+        // held, or was played, by a seat of the side it was dealt to)
+        let hands = n.live & !n.table;
+        let mut to_play_all = 0;
+        let mut m = n.pending;
+        while m != 0 {
+            to_play_all |= at(&n.hands, m.trailing_zeros() as usize);
+            m &= m - 1;
         }
-        let with_table = |side: usize| at(&in_hand, side) | at(&table_trumps, side);
-        let live_trumps = n.live & nb.trumps;
+        let to_play_c = to_play_all & counted_cards;
         let (mut lower, mut lost) = (0i32, 0i32);
         let mut sure_count = [0i32; MAX_SEATS];
-        let on_table = n.table;
         // the cards on the table: to the side taking the trick, unless a seat yet to play beats it
         if n.len > 0 {
             let top = u32::from(at(&n.trick, usize::from(n.taking)));
-            let winner = usize::from(at(&n.seat_of, usize::from(n.taking)));
             let beaten_by = if nb.trumps >> top & 1 != 0 {
                 above(top) & nb.trumps
             } else {
                 nb.trumps | (above(top) & block_of(top))
             };
-            let side = self.side(winner);
-            let worth = on_table & nb.worth;
+            let side = usize::from(at(&nb.side, top as usize));
+            let worth = n.table & nb.worth;
             let (points, count) = (
                 nb.sum(worth, Numbering::capture),
                 nb.sum(worth, Numbering::count),
             );
-            let others_to_play = to_play_all & !to_play_c;
-            if Self::counted(obj, side) {
-                if beaten_by & others_to_play == 0 {
+            if is_counted(side) {
+                if beaten_by & to_play_all & !to_play_c == 0 {
                     lower += points;
                 }
             } else if beaten_by & to_play_c == 0 {
                 lost += points;
             }
-            if beaten_by & to_play_all & !at(&to_play, side) == 0 {
-                if let Some(x) = sure_count.get_mut(side) {
-                    *x += count;
-                }
+            if beaten_by & to_play_all & !side_cards(side) == 0 {
+                add_at(&mut sure_count, side, count);
             }
         }
-        let mut w = hands & nb.worth & nb.trumps;
-        while w != 0 {
-            let bit = w.trailing_zeros();
-            w &= w - 1;
-            let side = usize::from(at(&nb.side, bit as usize));
-            let mine = Self::counted(obj, side);
-            // a seat yet to play may put it on the table, under the trumps there
-            let (higher, own, group) = if at(&to_play, side) >> bit & 1 != 0 {
-                let group = if mine {
-                    table_c
-                } else {
-                    live_trumps & !table_c
-                };
-                (above(bit) & live_trumps, with_table(side), group)
+        // A trump goes to a side when every trump above it still to be played is that side's:
+        // the top run of one side among those trumps. For a seat yet to play to this trick the
+        // trumps on the table are still to beat (each the side's that played it); for a seat
+        // that has played, only the trumps in hand. The same by the counted sides together, and
+        // by the others, for the points taken with a trump.
+        let worth_trumps = hands & nb.worth & nb.trumps;
+        let views = [
+            (worth_trumps & to_play_all, n.live & nb.trumps),
+            (worth_trumps & !to_play_all, hands & nb.trumps),
+        ];
+        for (mine, pool) in views {
+            if mine == 0 {
+                continue;
+            }
+            let top = 63 - pool.leading_zeros();
+            let side = usize::from(at(&nb.side, top as usize));
+            add_at(
+                &mut sure_count,
+                side,
+                nb.sum(mine & top_run(pool, side_cards(side)), Numbering::count),
+            );
+            let group = if is_counted(side) {
+                counted_cards
             } else {
-                let group = if mine { hand_c } else { hands & !hand_c };
-                (above(bit) & hands & nb.trumps, at(&in_hand, side), group)
+                !counted_cards
             };
-            if higher & !own == 0 {
-                if let Some(x) = sure_count.get_mut(side) {
-                    *x += nb.count(bit);
-                }
-            }
-            let capture = nb.capture(bit);
-            if capture > 0 && higher & !group == 0 {
-                if mine {
-                    lower += capture;
-                } else {
-                    lost += capture;
-                }
+            let points = nb.sum(mine & top_run(pool, group), Numbering::capture);
+            if is_counted(side) {
+                lower += points;
+            } else {
+                lost += points;
             }
         }
-        // a side holding every trump still out, one of whose seats holds nothing else and plays
-        // to every trick left (or every card played is a trump), takes every trick left
+        // at the start of a trick, a side whose seat X holds r trumps of the top run takes r
+        // of the tricks X plays to, and every other seat plays a card into each of those it
+        // plays to as well: at least the least count of that many of its cards. A seat plays
+        // to the next tricks while it holds a card (under trumps_only: a trump), so a seat
+        // with d cards fewer than X may miss d of X's tricks.
+        if n.len == 0 && self.by_count {
+            let pool = hands & nb.trumps;
+            if pool != 0 {
+                let side = usize::from(at(&nb.side, 63 - pool.leading_zeros() as usize));
+                let run = top_run(pool, side_cards(side));
+                let plays = |h: u64| if self.trumps_only { h & nb.trumps } else { h };
+                // X: the most trumps of the run, and how many tricks it plays to
+                let (mut tricks, mut span) = (0, 0);
+                for (s, &h) in n.hands.iter().enumerate().take(self.n) {
+                    let r = (h & run).count_ones();
+                    if self.side(s) == side && r > tricks {
+                        (tricks, span) = (r, plays(h).count_ones());
+                    }
+                }
+                let given: i32 = n
+                    .hands
+                    .iter()
+                    .enumerate()
+                    .take(self.n)
+                    .filter(|&(s, _)| self.side(s) != side)
+                    .map(|(_, &h)| {
+                        let h = plays(h);
+                        let missed = span.saturating_sub(h.count_ones());
+                        self.least_count(h, tricks.saturating_sub(missed))
+                    })
+                    .sum();
+                add_at(&mut sure_count, side, given);
+            }
+        }
+        // a side that must take every trick left takes everything still out
         if n.len == 0 {
-            if let Some(side) = self.sweeper(n, &in_hand, hands) {
+            if let Some(side) = self.sweeper(n, hands) {
                 // under trumps_only the other cards are never played
-                let (points, count) = if self.rules().trumps_only {
+                let (points, count) = if self.trumps_only {
                     let t = hands & nb.trumps & nb.worth;
                     (nb.sum(t, Numbering::capture), nb.sum(t, Numbering::count))
                 } else {
                     (i32::from(n.open_points), i32::from(n.open_count))
                 };
-                if Self::counted(obj, side) {
+                if is_counted(side) {
                     lower = points;
                 } else {
                     lost = points;
                 }
                 sure_count = [0; MAX_SEATS];
-                if let Some(x) = sure_count.get_mut(side) {
-                    *x = count;
-                }
+                add_at(&mut sure_count, side, count);
             }
         }
         let mut upper = i32::from(n.open_points) - lost;
         let mut game = Some(0);
         if self.by_count {
+            let sides = self.sides.min(MAX_SEATS);
             let left = i32::from(n.open_count);
             let all_sure: i32 = sure_count.iter().sum();
-            let least = |s: usize| i32::from(at(&n.counts, s)) + at(&sure_count, s);
-            let most =
-                |s: usize| i32::from(at(&n.counts, s)) + left - (all_sure - at(&sure_count, s));
+            // per side: the count it is sure to end with, and the most it could
+            let mut least = [0i32; MAX_SEATS];
+            let mut most = [0i32; MAX_SEATS];
+            for s in 0..sides {
+                let (had, sure) = (i32::from(at(&n.counts, s)), at(&sure_count, s));
+                set_at(&mut least, s, had + sure);
+                set_at(&mut most, s, had + left - (all_sure - sure));
+            }
             // Game to the counted sides for sure: one of them beats what any other could reach;
             // possibly: one of them could beat what every other is sure of
-            let sure_to = (0..sides)
-                .filter(|&s| Self::counted(obj, s))
-                .any(|s| (0..sides).filter(|&t| t != s).all(|t| least(s) > most(t)));
-            let could = (0..sides)
-                .filter(|&s| Self::counted(obj, s))
-                .any(|s| (0..sides).filter(|&t| t != s).all(|t| most(s) > least(t)));
+            let beats = |mine: &[i32; MAX_SEATS], theirs: &[i32; MAX_SEATS]| {
+                (0..sides).filter(|&s| is_counted(s)).any(|s| {
+                    let m = at(mine, s);
+                    (0..sides).all(|t| t == s || m > at(theirs, t))
+                })
+            };
+            let sure_to = beats(&least, &most);
+            let could = beats(&most, &least);
             lower += i32::from(sure_to);
             upper += i32::from(could);
             game = (sure_to || !could).then_some(i32::from(sure_to));
@@ -574,26 +692,58 @@ impl Layout {
         Sure { lower, upper, game }
     }
 
-    /// The side that takes every trick left from the start of a trick, if one must: it holds
-    /// every trump still out and, but under `trumps_only` (where only trumps are played), one
-    /// of its seats holds nothing but trumps and as many cards as any seat.
-    fn sweeper(&self, n: &Node, in_hand: &[u64; MAX_SEATS], hands: u64) -> Option<usize> {
+    /// The least count `k` cards of `hand` hold (all of it when it holds fewer).
+    fn least_count(&self, hand: u64, k: u32) -> i32 {
+        let nb = &self.numbering;
+        let none = (hand & !nb.counting).count_ones();
+        if none >= k {
+            return 0;
+        }
+        // the k - none lowest counts of the cards that have one
+        let mut counts = [0u8; 16];
+        let mut len = 0;
+        let mut m = hand & nb.counting;
+        while m != 0 {
+            if let Some(c) = counts.get_mut(len) {
+                *c = at(&nb.count, m.trailing_zeros() as usize);
+                len += 1;
+            }
+            m &= m - 1;
+        }
+        let counts = counts.get_mut(..len).unwrap_or(&mut []);
+        counts.sort_unstable();
+        counts
+            .iter()
+            .take((k - none) as usize)
+            .map(|&c| i32::from(c))
+            .sum()
+    }
+
+    /// The side that takes every trick left from the start of a trick, if one must: one of its
+    /// seats plays a trump to every trick left, each above every trump of the other sides.
+    /// That seat holds nothing but trumps and as many cards as any seat (under `trumps_only`,
+    /// where only trumps are played: as many trumps as any), so whatever is led it may play a
+    /// trump, and no other side can beat it.
+    fn sweeper(&self, n: &Node, hands: u64) -> Option<usize> {
         let trumps = hands & self.numbering.trumps;
         if trumps == 0 {
             return None;
         }
-        let side = usize::from(at(&self.numbering.side, trumps.trailing_zeros() as usize));
-        if trumps & !at(in_hand, side) != 0 {
-            return None;
-        }
-        if self.rules().trumps_only {
-            return Some(side);
-        }
-        let most = n.hands.iter().map(|h| h.count_ones()).max().unwrap_or(0);
-        let leads_every_trick = n.hands.iter().enumerate().take(self.n).any(|(s, &h)| {
-            self.side(s) == side && h != 0 && h & !trumps == 0 && h.count_ones() == most
-        });
-        leads_every_trick.then_some(side)
+        let most = n
+            .hands
+            .iter()
+            .map(|&h| if self.trumps_only { h & trumps } else { h }.count_ones())
+            .max()
+            .unwrap_or(0);
+        n.hands.iter().enumerate().take(self.n).find_map(|(s, &h)| {
+            let side = self.side(s);
+            let theirs = trumps & !at(&self.numbering.side_dealt, side);
+            let mine = h & trumps;
+            // its lowest trump above the highest of the others
+            let above_all = theirs == 0 || mine.trailing_zeros() > 63 - theirs.leading_zeros();
+            let only_trumps = self.trumps_only || h & !trumps == 0;
+            (mine != 0 && only_trumps && mine.count_ones() == most && above_all).then_some(side)
+        })
     }
 
     /// The cards in hand at the start of a trick with every card that plays as another put in
@@ -637,10 +787,9 @@ impl Layout {
     /// first otherwise; a follower whose side is not tries the cheapest card that takes the
     /// trick, then its least worth.
     pub(super) fn moves_node(&self, n: &Node, seat: usize, raisers: u16, out: &mut Moves) {
-        out.clear();
+        out.len = 0;
         let nb = &self.numbering;
         let legal = self.legal_node(n, seat);
-        let mut found: smallvec::SmallVec<[(u32, i32); 16]> = smallvec::SmallVec::new();
         let mut m = legal;
         while m != 0 {
             let bit = 63 - m.leading_zeros();
@@ -653,9 +802,9 @@ impl Layout {
                     continue;
                 }
             }
-            found.push((bit, 0));
+            out.push(bit as u8);
         }
-        if n.len > 0 {
+        if n.len > 0 && out.len > 1 {
             let led = u32::from(n.trick[0]);
             let top = u32::from(at(&n.trick, usize::from(n.taking)));
             let winner = at(&n.seat_of, usize::from(n.taking));
@@ -671,51 +820,91 @@ impl Layout {
                 }
             };
             let best = place(top);
-            for (b, key) in found.iter_mut() {
-                let v = place(*b);
-                let (pts, count) = nb.worth_of(*b);
+            // each card's key, above the card (a card met earlier, so higher, first among equals)
+            let mut keyed = [0u32; 16];
+            for (k, &b) in keyed.iter_mut().zip(out.as_slice()) {
+                let b = u32::from(b);
+                let v = place(b);
+                let (pts, count) = nb.worth_of(b);
                 let w = i32::from(pts) * 20 + i32::from(count);
-                *key = match (friendly, v > best) {
+                let key = match (friendly, v > best) {
                     (true, false) => -w * 256 + v,
                     (true, true) => 1 << 20 | v,
                     (false, true) => v,
                     (false, false) => 1 << 20 | (w * 256 + v.max(0)),
                 };
+                // keys lie in -2^20..2^21: shifted to be positive, they leave six bits for the card
+                *k = ((key + (1 << 21)) as u32) << 6 | (63 - b);
             }
-            found.sort_by_key(|&(_, k)| k);
+            let keyed = keyed.get_mut(..usize::from(out.len)).unwrap_or(&mut []);
+            keyed.sort_unstable();
+            for (slot, &k) in out.bits.iter_mut().zip(keyed.iter()) {
+                *slot = 63 - (k & 63) as u8;
+            }
         }
-        out.extend(found.into_iter().map(|(b, _)| b as u8));
     }
 }
 
 impl Layout {
-    /// One card of `set` from each group of cards of `set` that play alike from `p` (cards of
-    /// a suit in one hand with no card still out between them and the same worth lead to the
-    /// same positions), the best of each first.
-    pub fn distinct(&self, p: &Position, set: CardMask) -> Vec<Card> {
+    /// The groups of cards of `set` that play alike from `p` (cards of a suit in one hand with
+    /// no card still out between them and the same worth lead to the same positions): the
+    /// best card of each and the whole group, the best groups first.
+    pub fn distinct(&self, p: &Position, set: CardMask) -> Vec<(Card, CardMask)> {
         let nb = &self.numbering;
         let n = self.node(p);
         let set = nb.bits(set);
-        let mut out = Vec::new();
+        let mut out: Vec<(Card, CardMask)> = Vec::new();
         let mut m = set;
         while m != 0 {
             let bit = 63 - m.leading_zeros();
             m &= !(1u64 << bit);
+            let Some(card) = nb.card(bit) else { continue };
             let next = n.live & above(bit) & block_of(bit);
             if next != 0 {
                 let up = next.trailing_zeros();
+                // the card above is the last one met: this one joins its group
                 if set >> up & 1 != 0 && nb.worth_of(up) == nb.worth_of(bit) {
+                    if let Some((_, group)) = out.last_mut() {
+                        *group |= card.bit();
+                    }
                     continue;
                 }
             }
-            out.extend(nb.card(bit));
+            out.push((card, card.bit()));
         }
         out
     }
 }
 
-/// The cards to try at a node (search bits).
-pub(super) type Moves = smallvec::SmallVec<[u8; 16]>;
+/// The cards to try at a node (search bits), in the order tried. A hand holds sixteen cards at
+/// most (the layout refuses more), so sixteen moves at most.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Moves {
+    bits: [u8; 16],
+    len: u8,
+}
+
+impl Moves {
+    fn push(&mut self, bit: u8) {
+        if let Some(slot) = self.bits.get_mut(usize::from(self.len)) {
+            *slot = bit;
+            self.len += 1;
+        }
+    }
+
+    /// The moves in order.
+    pub fn as_slice(&self) -> &[u8] {
+        self.bits.get(..usize::from(self.len)).unwrap_or(&[])
+    }
+
+    /// Try `bit` first, when it is one of the moves.
+    pub fn first(&mut self, bit: u8) {
+        let len = usize::from(self.len);
+        if let Some(k) = self.bits.iter().take(len).position(|&b| b == bit) {
+            self.bits.swap(0, k);
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -224,36 +224,42 @@ impl<'a> Solver<'a> {
 
     /// The table's key of a position at the start of a trick: the cards still out as the
     /// rest of the hand sees them (cards that play as one another replaced by one of them),
-    /// the leader, the question, and the counts toward Game while they can still matter.
-    fn key(&self, n: &Node, game: Option<i32>) -> (u64, u64) {
-        key(self.layout, n, game, self.question)
+    /// the leader, the question, and the counts toward Game when Game goes by count.
+    fn key(&self, n: &Node) -> (u64, u64) {
+        key(self.layout, n, self.question)
     }
 }
 
 /// The table's key of a position at the start of a trick (see [`Solver::key`]).
-fn key(l: &Layout, n: &Node, game: Option<i32>, question: u64) -> (u64, u64) {
-    {
-        let cards = l.equivalent_node(n.live);
-        let mut packed = match game {
-            // Game is settled whatever the play: the counts no longer matter
-            Some(g) => 1 | u64::from(g == 1) << 1,
-            None => {
-                // the last side's count follows from the cards still out
-                let mut packed = 0u64;
-                for s in 0..l.sides.saturating_sub(1).min(7) {
-                    packed |= u64::from(at(&n.counts, s) & 0x7f) << (2 + 7 * s);
-                }
-                packed
-            }
-        };
-        packed |= u64::from(n.leader) << 51 | question << 55;
-        (cards, packed)
-    }
+fn key(l: &Layout, n: &Node, question: u64) -> (u64, u64) {
+    let cards = l.equivalent_node(n.live);
+    let mut packed = if l.by_count {
+        // the last side's count follows from the cards still out
+        let mut packed = 0u64;
+        for s in 0..l.sides.saturating_sub(1).min(7) {
+            packed |= u64::from(at(&n.counts, s) & 0x7f) << (2 + 7 * s);
+        }
+        packed
+    } else {
+        // Game is the ten of trumps': the counts never matter
+        1
+    };
+    packed |= u64::from(n.leader) << 51 | question << 55;
+    (cards, packed)
 }
 
 impl Solver<'_> {
     /// The last trick, every seat with one card: played out.
     fn play_out(&self, n: &Node) -> i32 {
+        let (l, obj) = (self.layout, &self.objective);
+        let gain = l.last_trick_gain(n, obj);
+        debug_assert_eq!(gain, self.play_out_card_by_card(n));
+        gain
+    }
+
+    /// The last trick played out card by card, as the rules play it (a debug build checks
+    /// every last trick against it).
+    fn play_out_card_by_card(&self, n: &Node) -> i32 {
         let (l, obj) = (self.layout, &self.objective);
         let mut q = *n;
         let mut gain = 0;
@@ -293,24 +299,10 @@ impl Solver<'_> {
         if at_start && l.last_trick_node(n) {
             return self.play_out(n);
         }
-        // the bounds, but before the last card of a trick: the start of the next trick has them
-        let mut game = None;
-        if at_start || n.pending & n.pending.wrapping_sub(1) != 0 {
-            let sure = l.sure_node(n, &obj);
-            let (lower, upper) = (sure.lower, sure.upper);
-            if lower >= upper || lower >= beta {
-                return lower;
-            }
-            if upper <= alpha {
-                return upper;
-            }
-            alpha = alpha.max(lower);
-            beta = beta.min(upper);
-            game = sure.game;
-        }
+        // the table first: most starts of a trick are met again, and a hit costs less than the bounds
         let mut first: Option<u8> = None;
         let key = if at_start {
-            let k = self.key(n, game);
+            let k = self.key(n);
             if let Some(b) = self.ctx.table.get(k) {
                 let (lo, hi) = (i32::from(b.lower), i32::from(b.upper));
                 if lo == hi || lo >= beta {
@@ -327,17 +319,30 @@ impl Solver<'_> {
         } else {
             None
         };
+        // the bounds, but before the last card of a trick: the start of the next trick has them
+        if at_start || n.pending & n.pending.wrapping_sub(1) != 0 {
+            let sure = l.sure_node(n, &obj);
+            let (lower, upper) = (sure.lower, sure.upper);
+            if lower >= upper || lower >= beta {
+                return lower;
+            }
+            if upper <= alpha {
+                return upper;
+            }
+            alpha = alpha.max(lower);
+            beta = beta.min(upper);
+        }
         let (a0, b0) = (alpha, beta);
         let seat = usize::from(n.next);
         let raise = obj.raisers & (1 << seat) != 0;
-        let mut moves = Moves::new();
+        let mut moves = Moves::default();
         l.moves_node(n, seat, obj.raisers, &mut moves);
-        if let Some(k) = first.and_then(|f| moves.iter().position(|&c| c == f)) {
-            moves.swap(0, k);
+        if let Some(f) = first {
+            moves.first(f);
         }
         let mut best = if raise { LOW } else { HIGH };
         let mut best_move = None;
-        for b in moves {
+        for &b in moves.as_slice() {
             let mut q = *n;
             let gain = l
                 .play_node(&mut q, seat, u32::from(b))
@@ -373,11 +378,16 @@ impl Solver<'_> {
     /// A line of perfect play from `p` to the end of the hand: (seat, card) in play order; of
     /// the cards that keep the value, the first in the order of [`Layout::line_order`].
     pub fn line(&mut self, p: &Position) -> Vec<(usize, Card)> {
+        let target = self.value(p);
+        self.line_keeping(p, target)
+    }
+
+    /// [`Solver::line`] from `p` when its value is known to be `target`.
+    pub fn line_keeping(&mut self, p: &Position, target: i32) -> Vec<(usize, Card)> {
         let l = self.layout;
         let mut out = Vec::new();
         let mut p = *p;
         // along a perfect line every card keeps the value
-        let target = self.value(&p);
         while !l.finished(&p) {
             let seat = l.to_play(&p);
             let mut moves = smallvec::SmallVec::new();
