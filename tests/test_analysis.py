@@ -11,10 +11,7 @@ import json
 
 import pytest
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from auditor.cli.analyze import pretty_json
 from auditor.engine import analyze_games, analyze_log, audit_games
 from auditor.notation import parse_file, parse_text
 from auditor.simulate import simulate
@@ -219,19 +216,3 @@ def test_analyze_command_reads_standard_input_and_picks_a_game_and_a_hand():
     assert r.exit_code == 0 and "no hands found for that --game/--hand" in r.stderr
 
 
-def test_analyze_json_is_written_as_the_standard_library_writes_it():
-    rows = json.loads(invoke("analyze", JACK_ESCAPES, "--format", "json").stdout)
-    assert pretty_json(rows) == json.dumps(rows, indent=2)
-    assert pretty_json({"a": [], "b": {}, "c": [{"d": None, "e": True, "f": "Zoë \"x\""}], 1: 2.5}) == \
-        json.dumps({"a": [], "b": {}, "c": [{"d": None, "e": True, "f": "Zoë \"x\""}], 1: 2.5}, indent=2)
-
-
-json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
-                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner,
-                                                                                       max_size=3), max_leaves=12)
-
-
-@settings(max_examples=200, deadline=None)
-@given(json_values)
-def test_analyze_json_writer_matches_the_standard_library_on_any_rows(value):
-    assert pretty_json(value) == json.dumps(value, indent=2)
