@@ -185,3 +185,23 @@ def test_any_first_or_second_trick_left_out_of_a_sample_log_is_its_p406_alone():
             if re.match(r"[12]\. ", line) and not re.search(r" \d+\. ", line):
                 added = [c for c, _ in _added(text, _without_line(text, n), n)]
                 assert added == ["P406"], (path.name, n, line, added)
+
+
+def test_an_unreadable_card_in_any_trick_of_a_sample_log_is_its_e103_alone():
+    """Which card was played is unknown, so what that player held after it is too: no revoke (R501,
+    R503) is judged on the guess that the player still holds the card the record does not show."""
+    for path in sorted(SAMPLE_LOGS.glob("*.pitch")):
+        text = path.read_text()
+        lines = text.splitlines(keepends=True)
+        for n, line in enumerate(lines, 1):
+            if not re.match(r"\d+\. ", line) or re.search(r" \d+\. ", line):
+                continue
+            body, pct, remark = line.rstrip("\n").partition("%")
+            tokens = body.rstrip(" ").split(" ")
+            at = 1 + n % (len(tokens) - 1)  # the lead, a follower or the last card, line by line
+            name, colon, _ = tokens[at].rpartition(":")
+            tokens[at] = name + colon + "ZZ"
+            flawed = "".join(lines[:n - 1] + [" ".join(tokens) + body[len(body.rstrip(" ")):] + pct + remark + "\n"]
+                             + lines[n:])
+            added = _added(text, flawed)
+            assert added == [("E103", n)], (path.name, n, line, added)

@@ -214,8 +214,9 @@ pub struct Prepared {
     /// Seats that pitched in place of a bid.
     pub pitchers: Vec<i32>,
     pub playable: bool,
-    /// The index in `cards` of the first trick recorded after a missing one: from there on who
-    /// led and what each player held are unknown, so no lead, revoke or holding is judged.
+    /// The index in `cards` of the first trick recorded after a missing one, or of the first
+    /// trick with an unreadable card: from there on who led and what each player held are
+    /// unknown, so no lead, revoke or holding is judged.
     pub gap_at: Option<usize>,
     pub findings: Vec<Finding>,
     /// Whether the auction found anything (A3xx): the first lead may then stand for it.

@@ -373,9 +373,10 @@ pub fn prepare_hand(
     let free_first = rules.first_trick_trump == FirstTrickTrump::Free;
     let plain = TrumpTable::get(-1, deck);
     let mut p404 = false;
-    // the first trick missing (its P406 follows): the card that named trump is not known, so
-    // trump is what the trump line says, or unknown, and nothing is judged against the lead
-    let first_missing = first.number != 1;
+    // the first trick missing (its P406 follows), or a card of it unreadable (its E103; the card
+    // that named trump may be that one): trump is what the trump line says, or unknown, and
+    // nothing is judged against the lead
+    let first_missing = first.number != 1 || first.unreadable;
     if free_first {
         match &h.trump {
             None => {
@@ -951,6 +952,9 @@ fn play_tricks(
         }
         if t.unreadable {
             prep.playable = false; // an unreadable card (E103): the hand cannot be recomputed, say no more
+            // nor is it known which card was played there: from this trick on, what each player
+            // still held is unknown, as after a missing trick (no revoke judged on a guess)
+            prep.gap_at.get_or_insert(prep.cards.len());
         }
         let mut cards: super::Row<Card> = super::Row::new();
         let mut row: super::Row<i32> = super::Row::new();
@@ -995,7 +999,9 @@ fn play_tricks(
                     .and_then(|i| prep.dealt.get(i))
                     .copied()
                     .unwrap_or(0);
-                if held != 0 && !has(held, c) {
+                // bare cards place each card by its position: past an unreadable one (E103), who
+                // played the rest is a guess
+                if held != 0 && !has(held, c) && !(t.short && t.unreadable) {
                     let owner = (0..ni)
                         .find(|&o| prep.dealt.get(o as usize).is_some_and(|&m| has(m, c)))
                         .map_or("nobody".to_string(), name);
@@ -1062,7 +1068,9 @@ fn play_tricks(
             {
                 *x += 1;
             }
-            if !set_aside {
+            // bare cards past an unreadable one are placed by a guess: none is held to a seat
+            // (what each seat held is read from the cards it plays)
+            if !set_aside && !(t.short && t.unreadable) {
                 cards.push(c);
                 row.push(s);
                 cols.push(p.column);
