@@ -91,18 +91,28 @@ impl PyFinding {
     }
 }
 
-fn value_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
+/// A finding's field or a rule's value as Python has it; `frozen`: a list as a tuple (a rule
+/// set's values are frozen), else as a list (a finding's fields, as JSON shows them).
+pub(crate) fn value_py<'py>(
+    py: Python<'py>,
+    v: &Value,
+    frozen: bool,
+) -> PyResult<Bound<'py, PyAny>> {
     Ok(match v {
         Value::Null => py.None().into_bound(py),
         Value::Bool(b) => pyo3::types::PyBool::new(py, *b).to_owned().into_any(),
         Value::Int(n) => n.into_pyobject(py)?.into_any(),
         Value::Text(s) => s.into_pyobject(py)?.into_any(),
         Value::List(items) => {
-            let out = PyList::empty(py);
-            for x in items {
-                out.append(value_py(py, x)?)?;
+            let out: Vec<Bound<'py, PyAny>> = items
+                .iter()
+                .map(|x| value_py(py, x, frozen))
+                .collect::<PyResult<_>>()?;
+            if frozen {
+                PyTuple::new(py, out)?.into_any()
+            } else {
+                PyList::new(py, out)?.into_any()
             }
-            out.into_any()
         }
     })
 }
@@ -239,7 +249,7 @@ impl PyFinding {
     fn fields<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         for (k, v) in &self.fields {
-            d.set_item(k, value_py(py, v)?)?;
+            d.set_item(k, value_py(py, v, false)?)?;
         }
         Ok(d)
     }

@@ -3,7 +3,7 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 
-use crate::findings::Value;
+use crate::py_finding::value_py;
 use crate::rules::presets::{self, Resolver, RulesError};
 use crate::rules::{DeckSize, KEYS, RuleSet};
 
@@ -16,22 +16,6 @@ pyo3::create_exception!(
 
 fn problem(e: RulesError) -> PyErr {
     RulesProblem::new_err((e.message, e.offset))
-}
-
-fn value_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
-    Ok(match v {
-        Value::Null => py.None().into_bound(py),
-        Value::Bool(b) => pyo3::types::PyBool::new(py, *b).to_owned().into_any(),
-        Value::Int(n) => n.into_pyobject(py)?.into_any(),
-        Value::Text(s) => s.into_pyobject(py)?.into_any(),
-        Value::List(items) => {
-            let out: Vec<Bound<'py, PyAny>> = items
-                .iter()
-                .map(|x| value_py(py, x))
-                .collect::<PyResult<_>>()?;
-            PyTuple::new(py, out)?.into_any()
-        }
-    })
 }
 
 /// One complete rule set, resolved by the core: every key reads as an attribute
@@ -54,7 +38,7 @@ impl PyRules {
     /// A key's value (`rules.game`, `rules.players`): ints, bools, words, tuples.
     fn __getattr__<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
         match self.inner.settings.value(name) {
-            Some(v) => value_py(py, &v),
+            Some(v) => value_py(py, &v, true),
             None => Err(pyo3::exceptions::PyAttributeError::new_err(format!(
                 "a rule set has no key {name:?} (see `auditor rules`)"
             ))),

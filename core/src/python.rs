@@ -75,7 +75,6 @@ fn audit_file<'py>(
     progress: Option<Py<PyAny>>,
     progress_every: f64,
 ) -> PyResult<(Bound<'py, PyList>, u64, u64, u64, u64, u64)> {
-    use std::io::{Read, Seek};
     let check = shared_check();
     let resolve = resolver(&resolve);
     let path_owned = path.to_string();
@@ -88,14 +87,7 @@ fn audit_file<'py>(
     let report = reporter(&progress, progress_every, &failed, &last);
     let summary = py
         .detach(|| -> std::io::Result<crate::audit::Summary> {
-            let mut f = std::fs::File::open(&path_owned)?;
-            f.seek(std::io::SeekFrom::Start(start))?;
-            let input: Box<dyn Read + Send> = if end >= 0 {
-                Box::new(f.take((end as u64).saturating_sub(start)))
-            } else {
-                Box::new(f)
-            };
-            let input = std::io::BufReader::with_capacity(1 << 20, input);
+            let input = open_span(&path_owned, start, end)?;
             audit_findings(
                 input,
                 &source_name,
@@ -179,6 +171,20 @@ fn audit_findings(
         progress,
         true,
     )
+}
+
+/// The bytes of `path` from `start` to `end` (to its end when `end` is negative), read in 1 MB
+/// pieces: the span of a log one call audits or imports.
+fn open_span(path: &str, start: u64, end: i64) -> std::io::Result<impl std::io::BufRead + Send> {
+    use std::io::{Read, Seek};
+    let mut f = std::fs::File::open(path)?;
+    f.seek(std::io::SeekFrom::Start(start))?;
+    let input: Box<dyn Read + Send> = if end >= 0 {
+        Box::new(f.take((end as u64).saturating_sub(start)))
+    } else {
+        Box::new(f)
+    };
+    Ok(std::io::BufReader::with_capacity(1 << 20, input))
 }
 
 /// Progress for Python: `progress(bytes, hands)` called with the GIL taken, from whichever
@@ -399,7 +405,6 @@ fn import_file<'py>(
     progress: Option<Py<PyAny>>,
     progress_every: f64,
 ) -> PyResult<Imported<'py>> {
-    use std::io::{Read, Seek};
     let schema = crate::columns::schema().map_err(PyValueError::new_err)?;
     let spec = std::sync::Arc::new(crate::tables::Spec {
         source: source.clone().unwrap_or_else(|| path.to_string()),
@@ -420,14 +425,7 @@ fn import_file<'py>(
     let report = reporter(&progress, progress_every, &failed, &last);
     let summary = py
         .detach(|| -> std::io::Result<crate::audit::Summary> {
-            let mut f = std::fs::File::open(&path_owned)?;
-            f.seek(std::io::SeekFrom::Start(start))?;
-            let input: Box<dyn Read + Send> = if end >= 0 {
-                Box::new(f.take((end as u64).saturating_sub(start)))
-            } else {
-                Box::new(f)
-            };
-            let input = std::io::BufReader::with_capacity(1 << 20, input);
+            let input = open_span(&path_owned, start, end)?;
             let mut guard = files
                 .inner
                 .lock()

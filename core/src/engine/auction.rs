@@ -211,8 +211,8 @@ pub fn auction(
             }
         }
     }
-    let mut spoken: Vec<i32> = Vec::new();
-    let mut first_time: Vec<(i32, &Bid)> = Vec::new();
+    let mut spoken: Vec<i32> = Vec::with_capacity(bids.len());
+    let mut first_time: Vec<(i32, &Bid)> = Vec::with_capacity(bids.len());
     for b in &bids {
         let seat = seats.seat(b.player);
         if spoken.contains(&seat) {

@@ -12,8 +12,8 @@ use crate::rules::{Discard, RuleSet};
 pub struct Dealt {
     /// Per card: the seat it went to, [`WIDOW`], or [`NOBODY`].
     to: [i32; 54],
-    /// Cards in the order they were first given (for the widow's stock).
-    widow: Vec<Card>,
+    /// The widow's cards (the stock a draw takes from).
+    widow: CardMask,
 }
 
 /// Marks a card of the widow in [`Dealt`].
@@ -72,7 +72,7 @@ pub fn check_deal(
     let n = seats.n;
     let mut seen = Dealt {
         to: [NOBODY; 54],
-        widow: Vec::new(),
+        widow: 0,
     };
     prep.dealt = vec![0; n];
     let deal_size = rules.deal_size_for(n);
@@ -97,7 +97,7 @@ pub fn check_deal(
         } else {
             seen.set(c, who);
             if who == WIDOW {
-                seen.widow.push(c);
+                seen.widow |= c.bit();
             }
         }
     };
@@ -222,8 +222,8 @@ pub fn exchange(
     let known: Vec<bool> = prep.dealt.iter().map(|&m| m != 0).collect();
     let as_dealt = prep.dealt.clone();
     let excess_possible = rules.deal_size_for(n) > size || rules.leftover_to_bidder();
-    let mut stock: Option<CardMask> = if !dealt_to.widow.is_empty() {
-        Some(dealt_to.widow.iter().fold(0, |m, c| m | c.bit()))
+    let mut stock: Option<CardMask> = if dealt_to.widow != 0 {
+        Some(dealt_to.widow)
     } else if n > 0 && known.iter().all(|&k| k) {
         let deck: CardMask = (1u64 << rules.deck_size()) - 1;
         Some(deck & !prep.dealt.iter().fold(0, |m, &d| m | d))

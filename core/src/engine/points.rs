@@ -146,6 +146,8 @@ pub fn count_points(played: &Played, rules: &RuleSet, seats: &Seats, trump: u8) 
     let mut pts = Points {
         counts: vec![0; sides],
         tricks: vec![0; sides],
+        // High, Low, Jack, Game, and the ten-point presets' Off-jack, jokers and Three
+        awards: Vec::with_capacity(8),
         ..Points::default()
     };
     for s in 0..seats.n {

@@ -500,6 +500,10 @@ impl Parser {
             return false;
         }
         *o.end_line = lineno;
+        if o.hand.exchanges.is_empty() {
+            // a discard for each player, and the pitcher's draw and discard (ten-point)
+            o.hand.exchanges.reserve(o.seats.names.len() + 2);
+        }
         o.hand.exchanges.push(Exchange {
             kind,
             holding,
