@@ -956,6 +956,10 @@ fn play_tricks(
             // still held is unknown, as after a missing trick (no revoke judged on a guess)
             prep.gap_at.get_or_insert(prep.cards.len());
         }
+        // bare cards are placed by their position: past an unreadable one (E103) who played the
+        // rest is a guess, so none is judged against a seat's cards (D204) or held to a seat (what
+        // each seat held is read from the cards it plays)
+        let guessed = t.short && t.unreadable;
         let mut cards: super::Row<Card> = super::Row::new();
         let mut row: super::Row<i32> = super::Row::new();
         let mut cols: super::Row<u32> = super::Row::new();
@@ -999,9 +1003,7 @@ fn play_tricks(
                     .and_then(|i| prep.dealt.get(i))
                     .copied()
                     .unwrap_or(0);
-                // bare cards place each card by its position: past an unreadable one (E103), who
-                // played the rest is a guess
-                if held != 0 && !has(held, c) && !(t.short && t.unreadable) {
+                if held != 0 && !has(held, c) && !guessed {
                     let owner = (0..ni)
                         .find(|&o| prep.dealt.get(o as usize).is_some_and(|&m| has(m, c)))
                         .map_or("nobody".to_string(), name);
@@ -1068,9 +1070,7 @@ fn play_tricks(
             {
                 *x += 1;
             }
-            // bare cards past an unreadable one are placed by a guess: none is held to a seat
-            // (what each seat held is read from the cards it plays)
-            if !set_aside && !(t.short && t.unreadable) {
+            if !set_aside && !guessed {
                 cards.push(c);
                 row.push(s);
                 cols.push(p.column);
