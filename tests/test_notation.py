@@ -85,6 +85,27 @@ def test_non_utf8_bytes_are_reported_and_the_line_still_read():
     assert games[0].hands[0].dealer.name == "Ann" and games[0].hands[0].notes[0].text == "ok"
 
 
+def test_bytes_that_are_not_utf8_in_a_name_or_card_are_their_e109_alone():
+    """The name or card they spoil is not said again (E101, E103), and the play it hides accuses
+    nobody of a revoke: one mistake, one finding."""
+    from auditor.engine import audit_games
+    from auditor.simulate import simulate
+
+    text, _ = simulate("auction", games=1, seed=5)
+    clean = text.encode()
+    games, problems = parse_stream(io.BytesIO(clean), "t.pitch")
+    assert problems == [] and all(not r.findings for r in audit_games(games))
+    lines = clean.split(b"\n")
+    n = next(i for i, line in enumerate(lines) if line.startswith(b"1. ")) + 1
+    trick = lines[n - 1]
+    second = trick.index(b" ", 3) + 1  # the second play of the first trick
+    for at in (3, second, trick.index(b":", second) + 1, len(trick) - 2):
+        flawed = b"\n".join(lines[:n - 1] + [trick[:at] + b"\xff\xfe" + trick[at:]] + lines[n:])
+        games, problems = parse_stream(io.BytesIO(flawed), "t.pitch")
+        found = problems + [f for r in audit_games(games) for f in r.findings]
+        assert [(f.code, f.line) for f in found] == [("E109", n)], (at, [f.message for f in found])
+
+
 def test_nul_bytes_are_reported_and_removed():
     data = (HEAD + "hand 1\ndeal").encode() + b"er\x00 Ann\n"
     games, problems = parse_stream(io.BytesIO(data), "nul.pitch")

@@ -276,6 +276,11 @@ pub struct Parser {
     // scratch, reused for every line
     unreadable: Vec<Name>,
     trick_toks: Vec<(usize, usize, bool)>,
+    /// This line held bytes that are not UTF-8 (its E109 says so).
+    not_utf8: bool,
+    /// Findings not said because the line's E109 already says them (counted as said, so that a
+    /// statement they spoil is still known to be spoilt).
+    unsaid: usize,
 }
 
 /// How many buffers of each kind [`Spare`] keeps: a few games' worth, so memory stays bounded.
@@ -408,6 +413,8 @@ impl Parser {
             spare: Spare::default(),
             unreadable: Vec::new(),
             trick_toks: Vec::new(),
+            not_utf8: false,
+            unsaid: 0,
         }
     }
 
@@ -541,12 +548,14 @@ impl Parser {
             raw = &cleaned;
         }
         let lossy;
+        self.not_utf8 = false;
         let text = match std::str::from_utf8(raw) {
             Ok(s) => s,
             Err(e) => {
                 let valid = raw.get(..e.valid_up_to()).unwrap_or(&[]);
                 let col = to_u32(String::from_utf8_lossy(valid).chars().count()) + 1;
                 self.problem(E109::NotUtf8 { column: col }, col);
+                self.not_utf8 = true;
                 lossy = String::from_utf8_lossy(raw).into_owned();
                 lossy.as_str()
             }
@@ -663,6 +672,16 @@ impl Parser {
     }
 
     fn problem_at(&mut self, facts: Facts, column: u32, line: u32) {
+        // a name, card or word spoilt by bytes that are not UTF-8 (read as U+FFFD) is the
+        // line's E109: one mistake, one finding
+        if self.not_utf8
+            && line == self.lineno
+            && facts.code().as_str() != "E109"
+            && facts.message().contains('\u{FFFD}')
+        {
+            self.unsaid = self.unsaid.saturating_add(1);
+            return;
+        }
         let finding = |hand| {
             let mut f = Finding::new(facts, line, column);
             f.hand = hand;
@@ -678,7 +697,10 @@ impl Parser {
     }
 
     fn finding_count(&self) -> usize {
-        self.building.as_ref().map_or(0, |b| b.findings.len())
+        self.building
+            .as_ref()
+            .map_or(0, |b| b.findings.len())
+            .saturating_add(self.unsaid)
     }
 
     fn meta(&mut self, remark: Option<String>) -> Meta {
