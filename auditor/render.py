@@ -38,8 +38,10 @@ def stdout_console(width: int | None = None) -> Console:
 
 
 def stderr_console() -> Console:
-    """The console chatter and progress go to."""
-    return Console(stderr=True, highlight=False)
+    """The console chatter and progress go to: off a terminal with no ``COLUMNS``, its lines are
+    not wrapped (a summary stays one line a fact for whatever reads it), as findings are not."""
+    fits = sys.stderr.isatty() or bool(os.environ.get("COLUMNS"))
+    return Console(stderr=True, highlight=False, soft_wrap=not fits)
 
 
 def write_atomic(path: str | Path, data: bytes) -> None:

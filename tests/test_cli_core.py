@@ -249,3 +249,10 @@ def test_a_finding_of_the_parser_names_its_game_as_the_audit_does(tmp_path):
     assert {f["game"] for f in found} == {"typo.pitch#1"}
     text = invoke("audit", log).stdout
     assert "\x00" not in text and text.splitlines()[0] == "typo.pitch#1 hand 1"
+
+
+def test_the_summary_off_a_terminal_with_no_columns_is_one_line_a_fact():
+    """Piped with no COLUMNS, the count of each code stays on its line, not cut at 80 columns."""
+    r = invoke("audit", SAMPLE_LOGS, "--rules", "game=11")
+    counts = [line for line in r.stderr.splitlines() if line.startswith("  A309 ")]
+    assert len(counts) == 1 and len(counts[0]) > 80 and counts[0].endswith("S602 16, S603 15"), r.stderr

@@ -89,6 +89,19 @@ def test_comments_only_are_empty_however_long_and_whatever_their_line_ends(comma
         assert r.exit_code == (2 if command in SHOWS_A_GAME else 0), (name, r.output)
 
 
+@pytest.mark.parametrize("command", [c for c in COMMANDS if c != "query"])
+def test_empty_standard_input_is_empty_as_an_empty_file_is(command, tmp_path):
+    """Nothing, or comments only, on standard input: the same warning and exit status as an empty file."""
+    words = command.split()
+    extra = {"import": ["--out", tmp_path / "ds"], "report": ["-o", tmp_path / "r.html"]}.get(command, [])
+    for text in ("", "% nothing played tonight\n\n"):
+        r = runner.invoke(app, [*words, "-", *map(str, extra)], input=text)
+        if command != "fmt":
+            assert "<stdin> is empty: no games in it" in r.stderr, (text, r.output)
+        assert "not a log" not in r.stderr and "Traceback" not in r.output, (text, r.output)
+        assert r.exit_code == (2 if command in SHOWS_A_GAME else 0), (text, r.output)
+
+
 @pytest.mark.parametrize("command", ("analyze", "stats", "audit", "import", "report"))
 def test_a_file_that_is_not_a_log_costs_itself_only(command, inputs, tmp_path):
     """Beside a good log, junk is said (exit 1) and the good log is still read."""

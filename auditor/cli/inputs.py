@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from ..dataset import read_check_record
-from ..notation import EMPTY, NOT_TEXT, Finding, sniff_file
+from ..notation import EMPTY, NOT_TEXT, TEXT, Finding, sniff_file
 from ..render import plural, say, stderr_console
 from . import EXIT_CLEAN, EXIT_FAILED, EXIT_FINDINGS
 
@@ -50,13 +50,15 @@ def note_inputs(files: Iterable[str], games_by_file: Mapping[str, int], findings
         if games_by_file.get(path, 0):
             continue
         label = _label(path)
+        own = [f for f in by_source.get(label, ()) if f.code != "E100"]
         try:
-            kind, binary = sniff_file(path)
+            # standard input is read once, by the command: no game and nothing unreadable in it
+            # means it held nothing, or blank lines and comments only, as an empty file does
+            kind, binary = ((EMPTY if not own else TEXT), None) if path == "-" else sniff_file(path)
         except OSError as e:
             say(err, f"auditor: cannot read {path}: {e.strerror or e}")
             status = EXIT_FAILED
             continue
-        own = [f for f in by_source.get(label, ()) if f.code != "E100"]
         if kind == NOT_TEXT:
             if not listed:
                 f = binary if binary is not None else own[0]
