@@ -256,3 +256,13 @@ def test_the_summary_off_a_terminal_with_no_columns_is_one_line_a_fact():
     r = invoke("audit", SAMPLE_LOGS, "--rules", "game=11")
     counts = [line for line in r.stderr.splitlines() if line.startswith("  A309 ")]
     assert len(counts) == 1 and len(counts[0]) > 80 and counts[0].endswith("S602 16, S603 15"), r.stderr
+
+
+def test_markdown_is_md_and_md_is_markdown_for_every_command_that_writes_it(tmp_path):
+    assert invoke("explain", "R501", "--format", "md").stdout == invoke("explain", "R501", "--format", "markdown").stdout
+    pages = []
+    for fmt in ("md", "markdown"):
+        r = invoke("report", SAMPLE_LOGS / "auction.pitch", "--format", fmt, "-o", tmp_path / f"{fmt}.md")
+        assert r.exit_code == 0, r.output
+        pages.append((tmp_path / f"{fmt}.md").read_text())
+    assert pages[0] == pages[1] and pages[0].startswith("# ")

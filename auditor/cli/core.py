@@ -412,12 +412,12 @@ def _fix_first(problems: list) -> str:
 def explain(
     code: Annotated[str | None, typer.Argument(help="a finding code, e.g. R501")] = None,
     all_: Annotated[bool, typer.Option("--all", help="every code")] = False,
-    fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="text, json or markdown")] = "text",
+    fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="text, json or markdown (also md)")] = "text",
 ) -> None:
     """Say what a finding code means, why it matters, and show an example."""
-    check_format(fmt, ("text", "json", "markdown"))
+    check_format(fmt, ("text", "json", "markdown", "md"))  # md and markdown alike, as `report` takes them
     codes = list(CATALOG) if all_ or code is None else [code.upper()]
-    if fmt == "markdown":
+    if fmt in ("markdown", "md"):
         sys.stdout.write(catalog_markdown() if all_ or code is None else explain_code(codes[0]) or "")
         return
     if fmt == "json":

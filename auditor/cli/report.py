@@ -14,7 +14,7 @@ from .warehouse import EventOpt, SinceOpt, UntilOpt, _date, _note_import, _warn_
 
 rp = lazy("auditor.report")  # loaded by this command only
 views = lazy("auditor.warehouse")
-FORMATS = ("html", "md")
+FORMATS = ("html", "md", "markdown")  # md and markdown alike, as `explain` takes them
 
 
 @app.command()
@@ -27,7 +27,7 @@ def report(
     until: UntilOpt = None,
     title: Annotated[str | None, typer.Option("--title", metavar="TEXT",
                                               help="the page's title (default: the event's name)")] = None,
-    fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="html, or md (Markdown)")] = "html",
+    fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="html, or md (also markdown)")] = "html",
     charts: Annotated[str, typer.Option("--charts", metavar="WHICH",
                                         help="games with a chart: auto (every game up to 300 games; else the "
                                         "first 100 with findings), all, findings or none")] = "auto",
@@ -45,7 +45,7 @@ def report(
     See docs/report.md.
     """
     if fmt not in FORMATS:
-        raise fail(f"--format must be html or md, not {fmt!r}")
+        raise fail(f"--format must be html or md (markdown), not {fmt!r}")
     if charts not in rp.CHART_CHOICES:
         raise fail(f"--charts must be one of {', '.join(rp.CHART_CHOICES)}, not {charts!r}")
     if detail not in rp.DETAIL_CHOICES:

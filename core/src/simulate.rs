@@ -1097,8 +1097,13 @@ fn run_batch(rules: &RuleSet, opts: &Options, first: usize, end: usize) -> Batch
 pub fn check_players(rules: &RuleSet, players: usize) -> Result<(), SimError> {
     let crate::rules::keys::PlayerRange(lo, hi) = rules.players;
     if !(lo as usize <= players && players <= hi as usize) {
+        let range = if lo == hi {
+            lo.to_string()
+        } else {
+            format!("{lo}-{hi}")
+        };
         return Err(SimError::Seats(format!(
-            "{} is for {lo}-{hi} players, not {players}",
+            "{} is for {range} players, not {players}",
             rules.preset
         )));
     }
