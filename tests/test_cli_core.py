@@ -266,3 +266,14 @@ def test_markdown_is_md_and_md_is_markdown_for_every_command_that_writes_it(tmp_
         assert r.exit_code == 0, r.output
         pages.append((tmp_path / f"{fmt}.md").read_text())
     assert pages[0] == pages[1] and pages[0].startswith("# ")
+
+
+def test_audit_dash_o_on_a_dataset_name_is_refused_not_written_as_text(tmp_path):
+    """`import -o` names a dataset and `audit -o` the report's file: a report is never written where
+    a dataset was meant (a text file named .parquet, which `stats` would then read as a broken log)."""
+    for target in (tmp_path / "club.parquet", tmp_path):
+        r = invoke("audit", SAMPLE_LOGS / "auction.pitch", "-o", target)
+        assert r.exit_code == 2 and "--out" in r.stderr, r.output
+    assert not (tmp_path / "club.parquet").exists()
+    r = invoke("audit", SAMPLE_LOGS / "auction.pitch", "-o", tmp_path / "findings.txt")
+    assert r.exit_code == 1 and "R501" in (tmp_path / "findings.txt").read_text()

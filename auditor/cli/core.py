@@ -152,6 +152,10 @@ def audit(
     """Replay every hand and report revokes, illegal plays and scoring mistakes."""
     fmt = fmt if given(ctx, "fmt") else settings()["format"]
     check_format(fmt, ("text", "json", "jsonl", "csv"))
+    if output and (output.endswith(".parquet") or Path(output).is_dir()):
+        # `import -o` names a dataset; here -o is the report's file: a dataset is --out's
+        raise fail(f"-o/--output writes the findings as {fmt} to a file, not a dataset ({output}): "
+                   f"`auditor audit ... --out {output}` stores them as `auditor import -o` does")
     rules = _check_rules(rules, ctx)
     sel, ign = _codes(select_, "select"), _codes(ignore, "ignore")
     if unsafe_fixes and not fix_:
