@@ -487,6 +487,7 @@ def _check_batch_files(disk: _Disk, gen: _Gen | None, batch: _Batch, report: Rep
                    f"({_games(int(batch.entry.get('games', 0)))} from {_files_list(batch.files)}) out of the dataset "
                    f"into {LOST}/; import {them} again to get its games back")
         report.lost(batch.files)
+        report.files += len(set(batch.sound) | set(batch.missing))  # read, as a sound batch's are
         return
     if part is not None and not part.is_dir():
         report.add(part, "a batch the manifest names is missing", "--repair links it again from its sound copies",

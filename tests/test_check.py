@@ -60,6 +60,7 @@ def test_a_flipped_bit_is_found_and_named_and_the_repair_says_which_logs_to_impo
     batch = part.parent.name.removeprefix("batch=")
     log, lost = read_manifest(ds)["batches"][batch]["files"], read_manifest(ds)["batches"][batch]["games"]
     games = read_table(ds, "games").num_rows
+    before = check_dataset(ds).files
     data = bytearray(part.read_bytes())
     data[len(data) // 2] ^= 0x10
     with open(part, "r+b") as f:  # in place: the store's hard link shares the damage, as on a real disk
@@ -68,6 +69,7 @@ def test_a_flipped_bit_is_found_and_named_and_the_repair_says_which_logs_to_impo
     (p,) = report.problems
     assert p.path == str(part) and "damaged file" in p.what and not p.repairable
     assert "no sound copy is left of hands.parquet" in p.detail and report.reimport == log
+    assert report.files == before > 0  # the damaged batch's files were read, and are counted as before
     r = invoke("check", ds, "--format", "json")
     assert r.exit_code == 1 and json.loads(r.stdout)["problems"][0]["path"] == str(part)
     # the repair takes the batch out (kept in lost+found/, never deleted) and says how to get its games back
