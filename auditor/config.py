@@ -114,7 +114,10 @@ def load(path: Path | None = None, isolated: bool = False, cwd: Path | None = No
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: not valid TOML: {e}") from None
+        # the standard library says where in its message: "... (at line 3, column 1)"
+        at = re.search(r"\s*\(at line (\d+), column (\d+)\)$", str(e))
+        where, why = (f"{path}:{at[1]}:{at[2]}", str(e)[:at.start()]) if at else (str(path), str(e))
+        raise ConfigError(f"{where}: not valid TOML: {why}") from None
     section: tuple[str, ...] = ()
     if Path(path).name == "pyproject.toml":
         section = ("tool", "auditor")
@@ -193,8 +196,8 @@ def _check(key: str, value: Any, where: str, folder: Path) -> Any:
     return value
 
 
-def _line(text: str, section: tuple[str, ...], key: str | None) -> int:
-    """The line of ``key`` (None: of the section's header) in ``section`` of ``text``; 1 where not found."""
+def _line(text: str, section: tuple[str, ...], key: str | None) -> str:
+    """``line:column`` of ``key`` (None: of the section's header) in ``section`` of ``text``; 1:1 where not found."""
     current: tuple[str, ...] = ()
     header = re.compile(r"^\s*\[\s*([^\]\[]+?)\s*\]")
     assign = re.compile(r"^\s*(\"[^\"]*\"|'[^']*'|[A-Za-z0-9_-]+)\s*=")
@@ -203,14 +206,14 @@ def _line(text: str, section: tuple[str, ...], key: str | None) -> int:
         if m:
             current = tuple(p.strip().strip("\"'") for p in m.group(1).split("."))
             if key is None and current == section:
-                return n
+                return f"{n}:{m.start(1)}"  # the bracket's column
             if key is not None and current == (*section, key):  # a key given as a table: [rules]
-                return n
+                return f"{n}:{m.start(1)}"
             continue
         m = assign.match(line)
         if m and key is not None and current == section and m.group(1).strip("\"'") == key:
-            return n
-    return 1
+            return f"{n}:{m.start(1) + 1}"
+    return "1:1"
 
 
 def describe(cfg: Config) -> list[dict[str, Any]]:

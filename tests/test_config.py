@@ -47,7 +47,7 @@ def test_the_nearest_file_is_found_from_the_current_folder_upwards(tmp_path):
     (tmp_path / "a" / "pyproject.toml").write_text('[tool.auditor]\nformat = "csv"\n')  # nearer still
     cfg = load(cwd=inner)
     assert cfg.path == tmp_path / "a" / "pyproject.toml" and cfg["format"] == "csv" and cfg["ignore"] == ()
-    assert cfg.settings["format"].origin == f"{tmp_path / 'a' / 'pyproject.toml'}:2"
+    assert cfg.settings["format"].origin == f"{tmp_path / 'a' / 'pyproject.toml'}:2:1"
 
 
 def test_the_file_sets_the_defaults_and_the_command_line_wins(club):
@@ -78,7 +78,7 @@ def test_config_and_isolated_choose_or_skip_the_file(club, tmp_path):
     other.write_text('ignore = ["S6"]\n')
     r = invoke("--config", other, "config", "--format", "json")
     got = {s["key"]: s for s in json.loads(r.stdout)["settings"]}
-    assert r.exit_code == 0 and got["ignore"]["value"] == ["S6"] and got["ignore"]["origin"] == f"{other}:1"
+    assert r.exit_code == 0 and got["ignore"]["value"] == ["S6"] and got["ignore"]["origin"] == f"{other}:1:1"
     assert got["select"]["origin"] == "default"
     r = invoke("--isolated", "config", "--format", "json")
     assert json.loads(r.stdout)["file"] is None
@@ -90,18 +90,19 @@ def test_auditor_config_says_where_each_value_came_from(club):
     # at 80 columns a long path is wrapped where it must be, even within itself: read it unwrapped
     out = "".join(r.stdout.split())
     assert r.exit_code == 0 and str(club / "auditor.toml") in "".join(r.stderr.split())
-    assert 'select=["R","S6"]from:' + f"{club / 'auditor.toml'}:2" in out
+    assert 'select=["R","S6"]from:' + f"{club / 'auditor.toml'}:2:1" in out
     assert 'ignore=[]from:default' in out
 
 
 @pytest.mark.parametrize("text, message", [
-    ('selct = ["S6"]\n', "auditor.toml:1: unknown key 'selct' (did you mean 'select'?)"),
-    ('# x\n\nrules = "gmae=11"\n', "auditor.toml:3: rules: unknown rule key 'gmae' (did you mean 'game'?)"),
-    ('[rules]\nsmudge = true\n', "auditor.toml:1: rules: smudge takes one of"),
-    ('select = ["Q9"]\n', "auditor.toml:1: select: no finding code starts with 'Q9'"),
-    ('format = "jsno"\n', "auditor.toml:1: format must be one of text, json, jsonl, csv, not 'jsno' "
+    ('selct = ["S6"]\n', "auditor.toml:1:1: unknown key 'selct' (did you mean 'select'?)"),
+    ('# x\n\nrules = "gmae=11"\n', "auditor.toml:3:1: rules: unknown rule key 'gmae' (did you mean 'game'?)"),
+    ('[rules]\nsmudge = true\n', "auditor.toml:1:1: rules: smudge takes one of"),
+    ('select = ["Q9"]\n', "auditor.toml:1:1: select: no finding code starts with 'Q9'"),
+    ('format = "jsno"\n', "auditor.toml:1:1: format must be one of text, json, jsonl, csv, not 'jsno' "
                           "(did you mean 'json'?)"),
     ('select = [\n', "auditor.toml: not valid TOML"),
+    ('select = ["R"]\nformat = \n', "auditor.toml:2:10: not valid TOML: Invalid value"),
 ])
 def test_a_bad_file_is_a_clear_error_with_its_file_and_line(club, text, message):
     (club / "auditor.toml").write_text(text)
@@ -151,11 +152,11 @@ def test_a_house_preset_is_a_base_and_keys_usable_by_name(house):
 def test_a_house_preset_with_a_typo_is_an_error_at_its_line_with_a_suggestion(tmp_path):
     cfg = tmp_path / "auditor.toml"
     cfg.write_text('[presets.club]\nbase = "auctoin"\n')
-    with pytest.raises(ConfigError, match=r"auditor.toml:1: house preset 'club': unknown base preset 'auctoin' "
+    with pytest.raises(ConfigError, match=r"auditor.toml:1:1: house preset 'club': unknown base preset 'auctoin' "
                                           r"\(did you mean 'auction'\?\)"):
         load(cfg)
     cfg.write_text('\n[presets.club]\nbase = "auction"\ngmae = 11\n')
-    with pytest.raises(ConfigError, match=r"auditor.toml:2: house preset 'club': unknown rule key 'gmae' "
+    with pytest.raises(ConfigError, match=r"auditor.toml:2:1: house preset 'club': unknown rule key 'gmae' "
                                           r"\(did you mean 'game'\?\)"):
         load(cfg)
     cfg.write_text('[presets.auction]\nbase = "setback"\n')
