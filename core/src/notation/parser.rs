@@ -276,8 +276,9 @@ pub struct Parser {
     // scratch, reused for every line
     unreadable: Vec<Name>,
     trick_toks: Vec<(usize, usize, bool)>,
-    /// This line held bytes that are not UTF-8 (its E109 says so).
-    not_utf8: bool,
+    /// The last line that held bytes that are not UTF-8 (its E109 says so). A line number, not
+    /// a flag: the fast path reads lines without passing here, so a flag could outlive its line.
+    not_utf8: Option<u32>,
     /// Findings not said because the line's E109 already says them (counted as said, so that a
     /// statement they spoil is still known to be spoilt).
     unsaid: usize,
@@ -413,7 +414,7 @@ impl Parser {
             spare: Spare::default(),
             unreadable: Vec::new(),
             trick_toks: Vec::new(),
-            not_utf8: false,
+            not_utf8: None,
             unsaid: 0,
         }
     }
@@ -548,14 +549,13 @@ impl Parser {
             raw = &cleaned;
         }
         let lossy;
-        self.not_utf8 = false;
         let text = match std::str::from_utf8(raw) {
             Ok(s) => s,
             Err(e) => {
                 let valid = raw.get(..e.valid_up_to()).unwrap_or(&[]);
                 let col = to_u32(String::from_utf8_lossy(valid).chars().count()) + 1;
                 self.problem(E109::NotUtf8 { column: col }, col);
-                self.not_utf8 = true;
+                self.not_utf8 = Some(self.lineno);
                 lossy = String::from_utf8_lossy(raw).into_owned();
                 lossy.as_str()
             }
@@ -674,8 +674,7 @@ impl Parser {
     fn problem_at(&mut self, facts: Facts, column: u32, line: u32) {
         // a name, card or word spoilt by bytes that are not UTF-8 (read as U+FFFD) is the
         // line's E109: one mistake, one finding
-        if self.not_utf8
-            && line == self.lineno
+        if self.not_utf8 == Some(line)
             && facts.code().as_str() != "E109"
             && facts.message().contains('\u{FFFD}')
         {
@@ -2053,5 +2052,44 @@ mod tests {
             parse_teams("NS Ann Cal").1.as_deref(),
             Some("team 'NS Ann Cal' needs the form NAME: PLAYER PLAYER")
         );
+    }
+}
+#[cfg(test)]
+mod not_utf8_tests {
+    use super::*;
+
+    /// A name spoilt by a byte that is not UTF-8 is its line's E109 alone; a later line that names
+    /// the player as written is still an E104 (its message quotes the spoilt name), however the
+    /// bytes arrive: the fast path reads lines the E109's line never sees.
+    #[test]
+    fn a_later_line_quoting_a_spoilt_name_is_said_whatever_the_chunks() {
+        let mut data =
+            b"[Rules \"auction\"]\n[Players \"Ann Bob \xffal Dee\"]\n\nhand 1\ndealer Ann\n"
+                .to_vec();
+        data.extend_from_slice(
+            b"bids Bob pass, Cal pass, Dee pass, Ann 2\n1. Ann:AS Bob:3S Cal:9S Dee:KS\n",
+        );
+        let whole = parse_all(&data, "t.pitch");
+        let found: Vec<_> = whole
+            .1
+            .iter()
+            .map(|f| (f.code().as_str(), f.line))
+            .collect();
+        assert_eq!(found.first(), Some(&("E109", 2)));
+        assert!(
+            found.contains(&("E104", 6)) && found.contains(&("E104", 7)),
+            "{found:?}"
+        );
+        for chunk in 1..data.len() {
+            let mut p = Parser::new("t.pitch", 1, 0);
+            for c in data.chunks(chunk) {
+                p.feed(c);
+            }
+            p.finish();
+            assert!(
+                (p.take_games(), p.take_findings()) == whole,
+                "chunks of {chunk}"
+            );
+        }
     }
 }
