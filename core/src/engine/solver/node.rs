@@ -783,9 +783,10 @@ impl Layout {
     /// The cards the search tries for `seat` at `n` (search bits, one of each group of
     /// equivalent cards: of the cards of a suit in one hand with no card still out between
     /// them and the same worth, the highest), likeliest best first: the leader's trumps first,
-    /// best first; a follower whose side is taking the trick gives it its count, lowest cards
-    /// first otherwise; a follower whose side is not tries the cheapest card that takes the
-    /// trick, then its least worth.
+    /// best first; a follower whose side is taking the trick, when no seat of the other side
+    /// yet to play can beat the card taking it, gives it its count, lowest cards first
+    /// otherwise; any other follower tries the cheapest card that takes the trick, then its
+    /// least worth.
     pub(super) fn moves_node(&self, n: &Node, seat: usize, raisers: u16, out: &mut Moves) {
         out.len = 0;
         let nb = &self.numbering;
@@ -808,7 +809,27 @@ impl Layout {
             let led = u32::from(n.trick[0]);
             let top = u32::from(at(&n.trick, usize::from(n.taking)));
             let winner = at(&n.seat_of, usize::from(n.taking));
-            let friendly = (raisers >> seat & 1) == (raisers >> winner & 1);
+            // a side taking the trick is given count only when no seat of the other side yet
+            // to play can beat the card taking it: otherwise the count may well go to them, and
+            // the follower first tries to take the trick itself, then gives the least worth
+            let mine = raisers >> seat & 1;
+            let friendly = mine == (raisers >> winner & 1) && {
+                let beaten_by = if nb.trumps >> top & 1 != 0 {
+                    above(top) & nb.trumps
+                } else {
+                    nb.trumps | (above(top) & block_of(top))
+                };
+                let mut later = n.pending & !(1 << seat);
+                let mut threat = 0;
+                while later != 0 {
+                    let s = later.trailing_zeros() as usize;
+                    if raisers >> s & 1 != mine {
+                        threat |= at(&n.hands, s);
+                    }
+                    later &= later - 1;
+                }
+                threat & beaten_by == 0
+            };
             // the card's place in the trick: trumps above the suit led, the rest nowhere
             let place = |b: u32| -> i32 {
                 if nb.trumps >> b & 1 != 0 {
