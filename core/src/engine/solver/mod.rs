@@ -20,10 +20,11 @@
 //! that only its own side can overtake, and the count that comes with it) bounds the value
 //! before any card is tried. A position's key is exact: the cards still out, with the
 //! worthless cards of a suit that play as one another (only who holds them, in what order
-//! among the cards still out, matters) put in a canonical form, the leader, and the counts
-//! toward Game while Game is still open. Cards of one suit in one hand with no card still
-//! out between them, and the same count and points, are played as one. The follow rules, the
-//! trick winner and the trump order are the engine's own ([`legal`](crate::engine::play::legal),
+//! among the cards still out, matters) put in a canonical form, and the leader; the counts
+//! toward Game are kept beside it, and an entry's bounds serve the same position with counts
+//! better or worse for the counted side ([`table`]). Cards of one suit in one hand with no
+//! card still out between them, and the same count and points, are played as one. The
+//! follow rules, the trick winner and the trump order are the engine's own ([`legal`](crate::engine::play::legal),
 //! [`TrumpTable::winner_pos`](crate::cards::TrumpTable::winner_pos)); the points taken by a card
 //! are [`captured_points`](crate::engine::points::captured_points).
 //!

@@ -783,9 +783,11 @@ impl Layout {
     /// The cards the search tries for `seat` at `n` (search bits, one of each group of
     /// equivalent cards: of the cards of a suit in one hand with no card still out between
     /// them and the same worth, the highest), likeliest best first: the leader's trumps first,
-    /// best first; a follower whose side is taking the trick gives it its count, lowest cards
-    /// first otherwise; a follower whose side is not tries the cheapest card that takes the
-    /// trick, then its least worth.
+    /// best first; a follower whose side is taking the trick, when no seat of the other side
+    /// yet to play can beat the card taking it, gives it its count, lowest cards first
+    /// otherwise; any other follower tries the cheapest card that takes the trick and that no
+    /// seat of the other side yet to play can beat, then the cheapest that takes it for now,
+    /// then its least worth.
     pub(super) fn moves_node(&self, n: &Node, seat: usize, raisers: u16, out: &mut Moves) {
         out.len = 0;
         let nb = &self.numbering;
@@ -808,7 +810,28 @@ impl Layout {
             let led = u32::from(n.trick[0]);
             let top = u32::from(at(&n.trick, usize::from(n.taking)));
             let winner = at(&n.seat_of, usize::from(n.taking));
-            let friendly = (raisers >> seat & 1) == (raisers >> winner & 1);
+            // a side taking the trick is given count only when no seat of the other side yet
+            // to play can beat the card taking it: otherwise the count may well go to them, and
+            // the follower first tries to take the trick itself, then gives the least worth
+            let mine = raisers >> seat & 1;
+            let beaten_by = |top: u32| {
+                if nb.trumps >> top & 1 != 0 {
+                    above(top) & nb.trumps
+                } else {
+                    nb.trumps | (above(top) & block_of(top))
+                }
+            };
+            // the cards of the other side's seats yet to play after this one
+            let mut later = n.pending & !(1 << seat);
+            let mut threat = 0;
+            while later != 0 {
+                let s = later.trailing_zeros() as usize;
+                if raisers >> s & 1 != mine {
+                    threat |= at(&n.hands, s);
+                }
+                later &= later - 1;
+            }
+            let friendly = mine == (raisers >> winner & 1) && threat & beaten_by(top) == 0;
             // the card's place in the trick: trumps above the suit led, the rest nowhere
             let place = |b: u32| -> i32 {
                 if nb.trumps >> b & 1 != 0 {
@@ -830,7 +853,9 @@ impl Layout {
                 let key = match (friendly, v > best) {
                     (true, false) => -w * 256 + v,
                     (true, true) => 1 << 20 | v,
-                    (false, true) => v,
+                    // a card that takes the trick for good before one the other side may overtake
+                    (false, true) if threat & beaten_by(b) == 0 => v,
+                    (false, true) => 1 << 19 | v,
                     (false, false) => 1 << 20 | (w * 256 + v.max(0)),
                 };
                 // keys lie in -2^20..2^21: shifted to be positive, they leave six bits for the card

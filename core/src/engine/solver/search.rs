@@ -4,7 +4,7 @@
 use super::Objective;
 use super::layout::{Layout, Position, at};
 use super::node::{Moves, Node};
-use super::table::Table;
+use super::table::{Counts, Table};
 use crate::cards::{Card, cards_of};
 
 const LOW: i32 = -1000;
@@ -224,28 +224,31 @@ impl<'a> Solver<'a> {
 
     /// The table's key of a position at the start of a trick: the cards still out as the
     /// rest of the hand sees them (cards that play as one another replaced by one of them),
-    /// the leader, the question, and the counts toward Game when Game goes by count.
-    fn key(&self, n: &Node) -> (u64, u64) {
-        key(self.layout, n, self.question)
+    /// the leader and the question; and beside it the counts toward Game, when Game goes by
+    /// count (entries of the same key hold for better or worse counts: see [`Counts`]).
+    fn key(&self, n: &Node) -> ((u64, u64), Counts) {
+        key(self.layout, n, self.question, &self.objective)
     }
 }
 
-/// The table's key of a position at the start of a trick (see [`Solver::key`]).
-fn key(l: &Layout, n: &Node, question: u64) -> (u64, u64) {
+/// The table's key of a position at the start of a trick, and its counts (see [`Solver::key`]).
+fn key(l: &Layout, n: &Node, question: u64, obj: &Objective) -> ((u64, u64), Counts) {
     let cards = l.equivalent_node(n.live);
-    let mut packed = if l.by_count {
-        // the last side's count follows from the cards still out
-        let mut packed = 0u64;
-        for s in 0..l.sides.saturating_sub(1).min(7) {
-            packed |= u64::from(at(&n.counts, s) & 0x7f) << (2 + 7 * s);
+    let mut bytes = 0u64;
+    if l.by_count && !obj.sweep() {
+        for s in 0..l.sides.min(8) {
+            // a count is 80 at most (the count of a whole deck)
+            let c = u64::from(at(&n.counts, s).min(127));
+            let c = if obj.sides >> s & 1 != 0 { c } else { 127 - c };
+            bytes |= c << (8 * s);
         }
-        packed
-    } else {
-        // Game is the ten of trumps': the counts never matter
-        1
+    }
+    let counts = Counts {
+        bytes,
+        ordered: obj.sides.count_ones() == 1,
     };
-    packed |= u64::from(n.leader) << 51 | question << 55;
-    (cards, packed)
+    let packed = u64::from(n.leader) << 51 | question << 55;
+    ((cards, packed), counts)
 }
 
 impl Solver<'_> {
@@ -303,7 +306,7 @@ impl Solver<'_> {
         let mut first: Option<u8> = None;
         let key = if at_start {
             let k = self.key(n);
-            if let Some(b) = self.ctx.table.get(k) {
+            if let Some(b) = self.ctx.table.get(k.0, k.1) {
                 let (lo, hi) = (i32::from(b.lower), i32::from(b.upper));
                 if lo == hi || lo >= beta {
                     return lo;
@@ -319,8 +322,16 @@ impl Solver<'_> {
         } else {
             None
         };
-        // the bounds, but before the last card of a trick: the start of the next trick has them
-        if at_start || n.pending & n.pending.wrapping_sub(1) != 0 {
+        // the bounds, but before the last card of a trick (the start of the next trick has
+        // them), nor while more than three seats are yet to play to it: early in a trick they
+        // seldom cut (in six-handed play, one time in twenty at the second card), and cost more
+        // than they save
+        let rest = n.pending & n.pending.wrapping_sub(1);
+        let beyond_three = {
+            let r2 = rest & rest.wrapping_sub(1);
+            r2 & r2.wrapping_sub(1)
+        };
+        if at_start || (rest != 0 && beyond_three == 0) {
             let sure = l.sure_node(n, &obj);
             let (lower, upper) = (sure.lower, sure.upper);
             if lower >= upper || lower >= beta {
@@ -370,7 +381,9 @@ impl Solver<'_> {
             } else {
                 (v, v)
             };
-            self.ctx.table.store(k, lower, upper, best_move);
+            self.ctx
+                .table
+                .store(k.0, k.1.bytes, lower, upper, best_move);
         }
         best
     }
