@@ -175,6 +175,11 @@ class _Batch:
         return list(self.entry.get("files", []))
 
     @property
+    def names(self) -> list[str]:
+        """The batch's files by name, sound or not, in order."""
+        return sorted(set(self.sound) | set(self.missing))
+
+    @property
     def lost(self) -> bool:
         """Whether a table of the batch has no sound copy (its record and derived tables can be made again)."""
         return any(name != RECORD and name.removesuffix(".parquet") not in DERIVED for name in self.missing)
@@ -487,7 +492,7 @@ def _check_batch_files(disk: _Disk, gen: _Gen | None, batch: _Batch, report: Rep
                    f"({_games(int(batch.entry.get('games', 0)))} from {_files_list(batch.files)}) out of the dataset "
                    f"into {LOST}/; import {them} again to get its games back")
         report.lost(batch.files)
-        report.files += len(set(batch.sound) | set(batch.missing))  # read, as a sound batch's are
+        report.files += len(batch.names)  # read, as a sound batch's are
         return
     if part is not None and not part.is_dir():
         report.add(part, "a batch the manifest names is missing", "--repair links it again from its sound copies",
@@ -496,7 +501,7 @@ def _check_batch_files(disk: _Disk, gen: _Gen | None, batch: _Batch, report: Rep
         for extra in sorted(p.name for p in part.iterdir() if p.name not in sums):
             report.add(part / extra, "a file the manifest does not name", f"--repair moves it to {LOST}/",
                        repairable=True)
-    for name in sorted(set(batch.sound) | set(batch.missing)):
+    for name in batch.names:
         sound = batch.sound.get(name)
         places = ([part / name] if part is not None and part.is_dir() else []) + [store / name]
         report.files += 1

@@ -205,10 +205,9 @@ def _line(text: str, section: tuple[str, ...], key: str | None) -> str:
         m = header.match(line)
         if m:
             current = tuple(p.strip().strip("\"'") for p in m.group(1).split("."))
-            if key is None and current == section:
-                return f"{n}:{m.start(1)}"  # the bracket's column
-            if key is not None and current == (*section, key):  # a key given as a table: [rules]
-                return f"{n}:{m.start(1)}"
+            # a section's header, or a key given as a table ([rules]): at its bracket
+            if current == section if key is None else current == (*section, key):
+                return f"{n}:{line.index('[') + 1}"
             continue
         m = assign.match(line)
         if m and key is not None and current == section and m.group(1).strip("\"'") == key:

@@ -376,13 +376,13 @@ pub fn prepare_hand(
     // the first trick missing (its P406 follows), or a card of it unreadable (its E103; the card
     // that named trump may be that one): trump is what the trump line says, or unknown, and
     // nothing is judged against the lead
-    let first_missing = first.number != 1 || first.unreadable;
+    let lead_unknown = first.number != 1 || first.unreadable;
     if free_first {
         match &h.trump {
             None => {
                 prep.push(Finding::new(P404::NoTrumpLine {}, h.meta.line, 1));
                 p404 = true;
-                prep.trump = if first_missing {
+                prep.trump = if lead_unknown {
                     -1
                 } else {
                     lead.filter(|c| c.index() < 52).map_or(-1, Card::suit)
@@ -391,7 +391,7 @@ pub fn prepare_hand(
             }
             Some(tl) => prep.trump = i32::from(tl.suit.index()),
         }
-    } else if first_missing {
+    } else if lead_unknown {
         prep.trump = h.trump.as_ref().map_or(-1, |t| i32::from(t.suit.index()));
         p404 = true;
     } else if let Some(lead) = lead {

@@ -16,7 +16,7 @@ use super::{
 };
 use crate::cards::{Card, Suit};
 use crate::findings::input::{E101, E102, E103, E104, E105, E106, E107, E108, E109};
-use crate::findings::{DidYouMean, Facts, Listed, Shown, Spaced, TagsPresent};
+use crate::findings::{Code, DidYouMean, Facts, Listed, Shown, Spaced, TagsPresent};
 
 /// The fast path for the common lines (its own file: `fast.rs`).
 #[path = "fast.rs"]
@@ -675,7 +675,7 @@ impl Parser {
         // a name, card or word spoilt by bytes that are not UTF-8 (read as U+FFFD) is the
         // line's E109: one mistake, one finding
         if self.not_utf8 == Some(line)
-            && facts.code().as_str() != "E109"
+            && facts.code() != Code::E109
             && facts.message().contains('\u{FFFD}')
         {
             self.unsaid = self.unsaid.saturating_add(1);
