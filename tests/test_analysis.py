@@ -216,3 +216,27 @@ def test_analyze_command_reads_standard_input_and_picks_a_game_and_a_hand():
     assert r.exit_code == 0 and "no hands found for that --game/--hand" in r.stderr
 
 
+
+
+def test_import_analyze_on_two_threads_examines_every_hand_as_one_thread_does(tmp_path):
+    """A log of several pieces (the core's workers take a log a piece at a time, smaller pieces
+    with --analyze so that both threads examine hands): every scored hand's cards are in the
+    analysis table, each once, the same rows on one thread and on two."""
+    from auditor.warehouse import connect
+
+    text, _ = simulate("partnership", games=30, seed=5, players=4, faults=("revoke",))
+    assert len(text.encode()) > 3 * 64 * 1024  # more than three pieces
+    log = tmp_path / "club.pitch"
+    log.write_text(text)
+    tables = {}
+    for jobs in ("1", "2"):
+        ds = tmp_path / f"club{jobs}.parquet"
+        assert invoke("import", log, "-o", ds, "--analyze", "-j", jobs).exit_code == 0
+        con = connect(ds).con
+        tables[jobs] = con.execute("SELECT * FROM analysis ORDER BY game_id, hand, trick, position").fetchall()
+        played = con.execute("SELECT count(*) FROM plays").fetchone()[0]
+        rows, cards, hands = con.execute("SELECT count(*), count(DISTINCT (game_id, hand, trick, position)), "
+                                         "count(DISTINCT (game_id, hand)) FROM analysis").fetchone()
+        assert rows == cards == played  # every card once (the generated hands are all scored)
+        assert hands > 500
+    assert tables["1"] == tables["2"]

@@ -58,6 +58,13 @@ pub trait Sink: Send {
 
     /// The piece is read: work that can be done on the worker before the merge (encoding).
     fn finish(&mut self) {}
+
+    /// How big a piece of input a worker takes at once: [`PIECE_BYTES`] unless the sink's
+    /// work per byte is so much more than the audit's that a file of a few pieces would keep
+    /// the other workers idle.
+    fn piece_bytes(&self) -> usize {
+        PIECE_BYTES
+    }
 }
 
 /// Takes each piece's sink in input order, with the function that puts the real names on its
@@ -275,6 +282,7 @@ pub fn audit_stream<R: Read, S: Sink + 'static>(
     keep_findings: bool,
 ) -> std::io::Result<Summary> {
     let jobs = jobs.max(1);
+    let piece_bytes = new_sink().piece_bytes().max(1);
     let ticker = Ticker {
         bytes: AtomicU64::new(0),
         hands: AtomicU64::new(0),
@@ -354,7 +362,7 @@ pub fn audit_stream<R: Read, S: Sink + 'static>(
             block.extend_from_slice(&carry);
             carry.clear();
             let start = block.len();
-            block.resize(start + PIECE_BYTES, 0);
+            block.resize(start + piece_bytes, 0);
             let mut filled = start;
             while filled < block.len() {
                 match input.read(block.get_mut(filled..).unwrap_or(&mut [])) {
