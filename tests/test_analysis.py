@@ -212,8 +212,18 @@ def test_analyze_command_reads_standard_input_and_picks_a_game_and_a_hand():
     assert r.exit_code == 0 and json.loads(r.stdout)[0]["game"] == "<stdin>#1"
     assert json.loads(invoke("analyze", JACK_ESCAPES, "--game", "1", "--hand", "1", "--format", "json").stdout)[0][
         "par"] == 4
-    r = invoke("analyze", JACK_ESCAPES, "--hand", "7")
-    assert r.exit_code == 0 and "no hands found for that --game/--hand" in r.stderr
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--hand", "7"], "R503_jack_escapes.pitch#1 has no hand 7 (hands: 1)"),
+    (["--game", "nope"], "no game 'nope' in "),
+    (["--game", "2", "--hand", "1"], "give a name (R503_jack_escapes.pitch#1) or a number 1-1"),
+])
+def test_analyze_refuses_a_game_or_hand_that_is_not_in_the_log_as_replay_does(args, message):
+    r = invoke("analyze", JACK_ESCAPES, *args)
+    assert r.exit_code == 2 and message in r.stderr and r.stdout == ""
+    r = invoke("analyze", JACK_ESCAPES, COSTS_NOTHING, *args)
+    assert r.exit_code == 2 and "no hand of the 2 logs matches " + " ".join(args) in r.stderr
 
 
 

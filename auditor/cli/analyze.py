@@ -60,6 +60,35 @@ def hand_text(a: HandAnalysis) -> list[str]:
     return out
 
 
+def _unmatched(texts: dict[str, bytes], game: str | None, hand: int | None) -> str:
+    """Why --game/--hand chose no hand, per log: the game or the hand that is not in it."""
+    from ..notation import parse_text
+    from .replay import _hand_numbers, _names
+
+    if len(texts) > 1:
+        chose = " ".join(f"{o} {v}" for o, v in (("--game", game), ("--hand", hand)) if v is not None)
+        return f"no hand of the {len(texts)} logs matches {chose}"
+    reasons = []
+    for source, data in texts.items():
+        games, _ = parse_text(data.decode("utf-8", "replace"), source)
+        if not games:
+            continue
+        chosen = games
+        if game is not None:
+            chosen = [g for g in games if g.name == game]
+            if not chosen and game.isdigit() and 1 <= int(game) <= len(games):
+                chosen = [games[int(game) - 1]]
+            if not chosen:
+                reasons.append(f"no game {game!r} in {source}: give a name ({_names(games)}) "
+                               f"or a number 1-{len(games)}")
+                continue
+        if len(chosen) == 1:
+            reasons.append(f"{chosen[0].name} has no hand {hand} (hands: {_hand_numbers(chosen[0])})")
+        else:
+            reasons.append(f"no game in {source} has a hand {hand}")
+    return "; ".join(reasons) or "no hand matches --game/--hand"
+
+
 @app.command()
 def analyze(
     ctx: typer.Context,
@@ -85,6 +114,7 @@ def analyze(
     started = time.perf_counter()
     analyses: list[HandAnalysis] = []
     games_by_file: dict[str, int] = {}
+    texts: dict[str, bytes] = {}  # kept when a --game/--hand may need explaining
     problems: list = list(missing)
     for path in files:
         try:
@@ -93,6 +123,8 @@ def analyze(
             problems.append(_core.path_finding("Unreadable", path, e.strerror or str(e)))
             continue
         source = "<stdin>" if path == "-" else str(path)
+        if game is not None or hand is not None:
+            texts[source] = data
         # only the mistakes cross into Python: nothing here shows the other cards
         in_log, found, examined = examine_log(data, source, rules, jobs, plays=False, game=game, hand=hand)
         games_by_file[path] = in_log
@@ -102,8 +134,11 @@ def analyze(
     # what was not there, not a log or empty: said as every command says it
     status = note_inputs([f for f in files if f in games_by_file], games_by_file, problems)
     if not analyses:
+        if status != EXIT_FAILED and texts and any(games_by_file.values()):
+            # a choice that matches nothing is a mistake in the command, as in `replay`
+            raise fail(_unmatched(texts, game, hand))
         if status != EXIT_FAILED:
-            typer.echo("auditor: no hands found" + (" for that --game/--hand" if game or hand else ""), err=True)
+            typer.echo("auditor: no hands found", err=True)
         raise typer.Exit(status)
     if fmt == "text":
         sys.stdout.write("".join(line + "\n" for a in analyses for line in hand_text(a)))
