@@ -4,6 +4,7 @@
     python bench/bench_analyze.py --tables all --games 20          # every preset and variation
     python bench/bench_analyze.py --tables partnership --cli       # also `auditor analyze FILE --format json`
     python bench/bench_analyze.py --corpus DIR --tables all        # DIR/NAME.pitch instead of generating
+    python bench/bench_analyze.py --tables partnership --import    # also `auditor import` with and without --analyze
 
 For each table: the floor (reading the file's lines), the audit (parse, replay, score), then the
 analysis of every hand in the core, twice: "costs" (par with the trump pitched and each card's
@@ -13,7 +14,8 @@ audited and examined in the core on --jobs threads). Per table: hands per second
 and per second of CPU time (all threads; on a machine shared with other work the CPU figure is
 the steadier), the mean and the worst hand's time, the positions searched, and the hands left
 not analysed. With --cli, the command itself (JSON out), its start-up (the same command on a log
-of one hand) taken off.
+of one hand) taken off. With --import, `auditor import FILE --out DATASET` with and without
+`--analyze`: the analysis's rate is the hands over the difference (the import's own cost taken off).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -99,6 +102,22 @@ def command(path: str, one: str, runs: int) -> tuple[float, float]:
     return statistics.median(timed(path) for _ in range(runs)), statistics.median(timed(one) for _ in range(runs))
 
 
+def imports(path: str, runs: int, jobs: int) -> tuple[float, float]:
+    """Median seconds of `auditor import FILE --out DATASET`, without and with --analyze (a fresh dataset each run)."""
+    exe = [sys.executable, "-m", "auditor.cli"] if not os.path.exists(Path(sys.executable).parent / "auditor") \
+        else [str(Path(sys.executable).parent / "auditor")]
+
+    def timed(extra: list[str]) -> float:
+        with tempfile.TemporaryDirectory() as d:
+            t = time.perf_counter()
+            subprocess.run(exe + ["import", path, "--out", str(Path(d) / "club.parquet"), "-j", str(jobs)] + extra,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+            return time.perf_counter() - t
+
+    return (statistics.median(timed([]) for _ in range(runs)),
+            statistics.median(timed(["--analyze"]) for _ in range(runs)))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=150)
@@ -106,6 +125,8 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--corpus", type=Path, help="read DIR/NAME.pitch instead of generating the games")
     ap.add_argument("--cli", action="store_true", help="also time the command users run")
+    ap.add_argument("--import", dest="imports", action="store_true",
+                    help="also time `auditor import` with and without --analyze")
     ap.add_argument("--runs", type=int, default=3, help="runs of the command with --cli (the median is shown)")
     args = ap.parse_args()
     names = list(TABLES) if args.tables == "all" else args.tables.split(",")
@@ -145,6 +166,13 @@ def main() -> None:
             hands = len(done)
             print(f"  command  {total:7.3f}s, start-up {start:.3f}s: {hands / max(total - start, 1e-9):9,.0f} hands/s "
                   f"(`auditor analyze FILE --format json`, median of {args.runs})", flush=True)
+
+        if args.imports:
+            plain, analysed = imports(path, args.runs, args.jobs)
+            hands = len(done)
+            rate = hands / max(analysed - plain, 1e-9)
+            print(f"  import   {plain:7.3f}s, with --analyze {analysed:.3f}s: the analysis {rate:9,.0f} hands/s "
+                  f"(median of {args.runs})", flush=True)
 
 
 if __name__ == "__main__":
