@@ -382,13 +382,13 @@ pub struct Rows {
     last_key: Option<String>,
 }
 
-/// The points beyond High, Low, Jack and Game, by the `hand_scores` column that records
-/// them: the jack of trump's colour is one column, the off-jack of `deck=54` or smear's jick.
 /// The piece a worker takes at once when it also examines every hand (`import --analyze`):
 /// about 180 four-handed hands, a tenth of a second of analysis, and row groups of a few
 /// thousand rows.
 pub const ANALYSIS_PIECE_BYTES: usize = 64 << 10;
 
+/// The points beyond High, Low, Jack and Game, by the `hand_scores` column that records
+/// them: the jack of trump's colour is one column, the off-jack of `deck=54` or smear's jick.
 const EXTRA_POINTS: [(&[&str], &str); 4] = [
     (&["Off-jack", "Jick"], "off_jack"),
     (&["High joker"], "high_joker"),
