@@ -405,6 +405,10 @@ impl Sink for Tracked {
     fn finish(&mut self) {
         self.rows.finish();
     }
+
+    fn piece_bytes(&self) -> usize {
+        self.rows.piece_bytes()
+    }
 }
 
 /// A finding as the findings table stores it: game, key, file, line, column, code, message,
@@ -686,6 +690,7 @@ fn audit_and_import(
         analyze,
         derived: true,
         keys: Arc::new(GameKeys::default()),
+        piece_bytes: pitch_core::tables::piece_bytes(analyze, data.len() as u64, jobs),
     });
     // as `import_file` merges the pieces: in input order, each game stored once
     let (mut calls, mut merged, mut whole, mut failed) = (Vec::new(), Vec::new(), true, false);

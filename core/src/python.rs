@@ -296,6 +296,7 @@ impl PyBatchFiles {
             analyze: false,
             derived: false,
             keys: std::sync::Arc::default(),
+            piece_bytes: crate::audit::PIECE_BYTES,
         });
         let (t, batch) =
             crate::tables::Rows::stray_batch(spec, &rows).map_err(PyValueError::new_err)?;
@@ -406,12 +407,18 @@ fn import_file<'py>(
     progress_every: f64,
 ) -> PyResult<Imported<'py>> {
     let schema = crate::columns::schema().map_err(PyValueError::new_err)?;
+    // the bytes to read, for the size of the pieces (a file that cannot be read is said below)
+    let len = std::fs::metadata(path).map_or(0, |m| m.len());
+    let span = u64::try_from(end)
+        .map_or(len, |e| e.min(len))
+        .saturating_sub(start);
     let spec = std::sync::Arc::new(crate::tables::Spec {
         source: source.clone().unwrap_or_else(|| path.to_string()),
         now_us,
         analyze,
         derived: files.derived,
         keys: keys.inner.clone(),
+        piece_bytes: crate::tables::piece_bytes(analyze, span, jobs),
     });
     let check = shared_check();
     let resolve = resolver(&resolve);

@@ -74,6 +74,22 @@ pub struct Spec {
     pub derived: bool,
     /// The games already stored (a game among them is read, audited and reported, not stored again).
     pub keys: Arc<GameKeys>,
+    /// How big a piece of input a worker takes at once ([`piece_bytes`]).
+    pub piece_bytes: usize,
+}
+
+/// The piece a worker takes at once: the audit's [`PIECE_BYTES`](crate::audit::PIECE_BYTES),
+/// but with the analysis (`import --analyze`), whose examination of a hand costs about a
+/// hundred times its audit, about a quarter of each worker's share of the `span` bytes read,
+/// so that a log of a megabyte or two is examined on every thread: 64 KB at least (about 180
+/// four-handed hands), so that its row groups keep some thousands of rows.
+pub fn piece_bytes(analyze: bool, span: u64, jobs: usize) -> usize {
+    let audit = crate::audit::PIECE_BYTES;
+    if !analyze {
+        return audit;
+    }
+    let share = span / (4 * jobs.max(1) as u64);
+    usize::try_from(share).map_or(audit, |s| s.clamp(64 << 10, audit))
 }
 
 /// One game's place in the tables of its piece.
@@ -382,11 +398,6 @@ pub struct Rows {
     last_key: Option<String>,
 }
 
-/// The piece a worker takes at once when it also examines every hand (`import --analyze`):
-/// about 180 four-handed hands, a tenth of a second of analysis, and row groups of a few
-/// thousand rows.
-pub const ANALYSIS_PIECE_BYTES: usize = 64 << 10;
-
 /// The points beyond High, Low, Jack and Game, by the `hand_scores` column that records
 /// them: the jack of trump's colour is one column, the off-jack of `deck=54` or smear's jick.
 const EXTRA_POINTS: [(&[&str], &str); 4] = [
@@ -662,15 +673,9 @@ impl Sink for Rows {
         });
     }
 
-    /// With the analysis, pieces of [`ANALYSIS_PIECE_BYTES`]: a hand's analysis costs about
-    /// a hundred times its audit, so pieces of the audit's size would leave a file of a
-    /// megabyte or two to one worker.
+    /// The spec's (see [`piece_bytes`]).
     fn piece_bytes(&self) -> usize {
-        if self.spec.analyze {
-            ANALYSIS_PIECE_BYTES
-        } else {
-            crate::audit::PIECE_BYTES
-        }
+        self.spec.piece_bytes
     }
 
     /// On the worker, once the piece is read: every table whose rows are final is encoded.
@@ -1693,6 +1698,16 @@ fn card(c: Card) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pieces_are_smaller_with_the_analysis_but_not_tiny() {
+        let audit = crate::audit::PIECE_BYTES;
+        assert_eq!(piece_bytes(false, 1 << 20, 2), audit);
+        // a log of a megabyte on two threads: eight pieces
+        assert_eq!(piece_bytes(true, 1 << 20, 2), 128 << 10);
+        assert_eq!(piece_bytes(true, 10 << 10, 2), 64 << 10);
+        assert_eq!(piece_bytes(true, 1 << 30, 2), audit);
+    }
 
     #[test]
     fn json_as_python_writes_it() {
