@@ -402,14 +402,19 @@ impl Solver<'_> {
             let seat = l.to_play(&p);
             let mut moves = smallvec::SmallVec::new();
             l.line_order(&p, seat, self.objective.raisers, &mut moves);
+            // some legal card keeps the value: when every card before the last did not, the
+            // last does, and needs no search (nor does a card with no other to choose from)
+            let last = moves.len().saturating_sub(1);
             let Some(c) = moves
                 .iter()
                 .copied()
-                .find(|&c| {
+                .enumerate()
+                .find(|&(k, c)| {
                     let mut q = p;
                     l.play(&mut q, seat, c);
-                    self.keeps(&q, seat, target)
+                    k == last || self.keeps(&q, seat, target)
                 })
+                .map(|(_, c)| c)
                 .or_else(|| moves.first().copied())
             else {
                 break;
