@@ -3,7 +3,7 @@
 
 use super::Objective;
 use super::layout::{Layout, Position, at};
-use super::node::{Moves, Node};
+use super::node::{Moves, NO_BIT, Node};
 use super::table::{Counts, Table};
 use crate::cards::{Card, cards_of};
 
@@ -99,6 +99,9 @@ pub struct Solver<'a> {
     ctx: &'a mut Context,
     /// This question's number in the table's keys.
     question: u64,
+    /// Per trick: the lead that last cut the search off at its start, tried first at the start
+    /// of a trick the table knows no card for (the killer heuristic).
+    killers: [u8; 16],
 }
 
 impl<'a> Solver<'a> {
@@ -110,6 +113,7 @@ impl<'a> Solver<'a> {
             objective,
             ctx,
             question,
+            killers: [NO_BIT; 16],
         }
     }
 
@@ -345,8 +349,13 @@ impl Solver<'_> {
         let raise = obj.raisers & (1 << seat) != 0;
         let mut moves = Moves::default();
         l.moves_node(n, seat, obj.raisers, &mut moves);
+        let trick = usize::from(n.tricks_done);
         if let Some(f) = first {
             moves.first(f);
+        } else if at_start {
+            if let Some(&k) = self.killers.get(trick) {
+                moves.first(k);
+            }
         }
         let mut best = if raise { LOW } else { HIGH };
         let mut best_move = None;
@@ -366,6 +375,11 @@ impl Solver<'_> {
                 beta = beta.min(v);
             }
             if alpha >= beta {
+                if at_start {
+                    if let Some(k) = self.killers.get_mut(trick) {
+                        *k = b;
+                    }
+                }
                 break;
             }
         }
