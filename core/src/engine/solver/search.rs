@@ -1,7 +1,7 @@
 //! The search: fail-soft alpha-beta over single cards, with the table shared by every question
 //! about one hand.
 
-use super::Objective;
+use super::{MAX_SEATS, Objective};
 use super::layout::{Layout, Position, at};
 use super::node::{Moves, NO_BIT, Node};
 use super::table::{Counts, Table};
@@ -99,9 +99,11 @@ pub struct Solver<'a> {
     ctx: &'a mut Context,
     /// This question's number in the table's keys.
     question: u64,
-    /// Per trick: the lead that last cut the search off at its start, tried first at the start
-    /// of a trick the table knows no card for (the killer heuristic).
-    killers: [u8; 16],
+    /// Per trick and leader: the lead that last cut the search off at the start of that trick,
+    /// tried first at the start of a trick the table knows no card for (the killer heuristic;
+    /// one per trick alone, or trying it second after the table's card, did a little worse,
+    /// and so much worse for the followers, whose own order is better).
+    killers: [[u8; MAX_SEATS]; 16],
 }
 
 impl<'a> Solver<'a> {
@@ -113,7 +115,7 @@ impl<'a> Solver<'a> {
             objective,
             ctx,
             question,
-            killers: [NO_BIT; 16],
+            killers: [[NO_BIT; MAX_SEATS]; 16],
         }
     }
 
@@ -353,7 +355,7 @@ impl Solver<'_> {
         if let Some(f) = first {
             moves.first(f);
         } else if at_start {
-            if let Some(&k) = self.killers.get(trick) {
+            if let Some(&k) = self.killers.get(trick).and_then(|r| r.get(seat)) {
                 moves.first(k);
             }
         }
@@ -376,7 +378,7 @@ impl Solver<'_> {
             }
             if alpha >= beta {
                 if at_start {
-                    if let Some(k) = self.killers.get_mut(trick) {
+                    if let Some(k) = self.killers.get_mut(trick).and_then(|r| r.get_mut(seat)) {
                         *k = b;
                     }
                 }
