@@ -1,10 +1,10 @@
 //! The search: fail-soft alpha-beta over single cards, with the table shared by every question
 //! about one hand.
 
-use super::{MAX_SEATS, Objective};
 use super::layout::{Layout, Position, at};
 use super::node::{Moves, NO_BIT, Node};
 use super::table::{Counts, Table};
+use super::{MAX_SEATS, Objective};
 use crate::cards::{Card, cards_of};
 
 const LOW: i32 = -1000;
