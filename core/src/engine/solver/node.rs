@@ -300,6 +300,21 @@ impl Layout {
         }
     }
 
+    /// The seats that play to tricks from here (bit per seat, as `still_in_node`
+    /// says), in one pass over the hands.
+    fn still_in_mask(&self, n: &Node) -> u16 {
+        let plays = if self.trumps_only {
+            self.numbering.trumps
+        } else {
+            !0
+        };
+        n.hands
+            .iter()
+            .take(self.n)
+            .enumerate()
+            .fold(0, |a, (s, &h)| a | u16::from(h & plays != 0) << s)
+    }
+
     fn next_after(&self, n: &Node, seat: usize) -> usize {
         let mut s = seat;
         for _ in 1..self.n {
@@ -314,9 +329,7 @@ impl Layout {
     fn begin_trick_node(&self, n: &mut Node) {
         n.len = 0;
         n.table = 0;
-        n.pending = (0..self.n)
-            .filter(|&s| self.still_in_node(n, s))
-            .fold(0, |a, s| a | 1 << s);
+        n.pending = self.still_in_mask(n);
         n.in_trick = n.pending.count_ones() as u8;
         let leader = usize::from(n.leader);
         if n.in_trick > 0 && !self.still_in_node(n, leader) {
