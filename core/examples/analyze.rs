@@ -1,12 +1,20 @@
-//! `cargo run --release --example analyze -- [--full] [--top K] FILE...`: examine every hand of
-//! each log under perfect play on one thread, in Rust alone (no Python), and print hands per
-//! second, the positions searched, the hands not analysed and the slowest hands. Made for a
-//! profiler (perf, callgrind): the whole run is the solver.
+//! `cargo run --release --example analyze -- [--full] [--top K] [--only G:H] [--dump OUT] FILE...`:
+//! examine every hand of each log under perfect play on one thread, in Rust alone (no Python),
+//! and print hands per second, the positions searched, the hands not analysed and the slowest
+//! hands. Made for a profiler (perf, callgrind): the whole run is the solver.
+//!
+//! `--dump OUT` writes every value found to OUT, one line per hand (par, result, par by trump,
+//! claim, the perfect line, revokes' damage) and one per card (before, after, cost, the cards
+//! that kept the value), and nothing about the search itself (no positions), so two builds of
+//! the solver that compute the same values write the same file: diff them to check that a
+//! change to the search changed no value.
 
+use std::io::Write;
 use std::sync::Arc;
 use std::time::Instant;
 
-use pitch_core::engine::analysis::{Depth, analyse_hand};
+use pitch_core::cards::Card;
+use pitch_core::engine::analysis::{Depth, HandAnalysis, analyse_hand};
 use pitch_core::engine::{Status, audit_game};
 use pitch_core::notation::parser::Parser;
 use pitch_core::rules::parse_rules;
@@ -19,6 +27,13 @@ fn main() {
     let only: Option<(usize, u32)> = take_value(&mut args, "--only").and_then(|v| {
         let (g, h) = v.split_once(':')?;
         Some((g.parse().ok()?, h.parse().ok()?))
+    });
+    let mut dump = take_value(&mut args, "--dump").and_then(|p| match std::fs::File::create(&p) {
+        Ok(f) => Some(std::io::BufWriter::new(f)),
+        Err(e) => {
+            eprintln!("{p}: {e}");
+            None
+        }
     });
     let depth = if full { Depth::Full } else { Depth::Costs };
     for path in &args {
@@ -53,6 +68,9 @@ fn main() {
                 let h = Instant::now();
                 match analyse_hand(prep, hs, &rules, seats, depth) {
                     Ok(a) => {
+                        if let Some(out) = dump.as_mut() {
+                            write_hand(out, path, gi, prep.number, &a);
+                        }
                         hands += 1;
                         nodes += a.nodes;
                         let mut prev = 0;
@@ -63,6 +81,10 @@ fn main() {
                         slow.push((h.elapsed().as_secs_f64(), a.nodes, gi, prep.number));
                     }
                     Err(e) => {
+                        if let Some(out) = dump.as_mut() {
+                            let _ =
+                                writeln!(out, "{path} {gi}:{} not analysed: {}", prep.number, e.0);
+                        }
                         if e.0.contains("positions") {
                             failed += 1;
                             eprintln!("game {gi} hand {}: {}", prep.number, e.0);
@@ -103,4 +125,60 @@ fn take_value(args: &mut Vec<String>, flag: &str) -> Option<String> {
     let v = args.remove(i + 1);
     args.remove(i);
     Some(v)
+}
+
+/// One hand's values, as `--dump` writes them.
+fn write_hand(out: &mut impl Write, path: &str, gi: usize, number: u32, a: &HandAnalysis) {
+    let names = |cs: &[Card]| cs.iter().map(|c| c.name()).collect::<Vec<_>>().join(",");
+    let line: Vec<String> = a
+        .perfect
+        .iter()
+        .map(|(s, c)| format!("{s}{}", c.name()))
+        .collect();
+    let _ = writeln!(
+        out,
+        "{path} {gi}:{number} pitcher {} contract {} trump {} par {} result {} by_trump {:?} {:?} claim {:?} perfect {}",
+        a.pitcher,
+        a.contract,
+        a.trump,
+        a.par,
+        a.result,
+        a.par_by_trump,
+        a.par_by_trump_unknown,
+        a.claim,
+        line.join(" ")
+    );
+    for p in &a.plays {
+        let _ = writeln!(
+            out,
+            "  {}.{} seat {} {} before {} after {} cost {} illegal {} best {}",
+            p.trick,
+            p.pos,
+            p.seat,
+            p.card.name(),
+            p.before,
+            p.after,
+            p.cost,
+            p.illegal,
+            names(&p.best)
+        );
+    }
+    for r in &a.revokes {
+        let line: Vec<String> = r
+            .line
+            .iter()
+            .map(|(s, c)| format!("{s}{}", c.name()))
+            .collect();
+        let _ = writeln!(
+            out,
+            "  revoke {}.{} seat {} innocent {} sure {} took {} line {}",
+            r.trick,
+            r.pos,
+            r.seat,
+            r.innocent,
+            r.sure,
+            r.took,
+            line.join(" ")
+        );
+    }
 }

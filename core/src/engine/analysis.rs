@@ -403,9 +403,13 @@ fn analyse_record(
         } else {
             None
         };
+        // the only legal card keeps the value (but the first lead: par is the best over the
+        // leads that name trump)
+        let forced = k > 0 && l.legal(at) == card.bit();
         let after = match known {
             Some(Known::Exact(v)) => v,
             Some(Known::AtMost(b)) if b < before => solver.value(q),
+            _ if forced => before,
             _ if shortcut && solver.keeps(q, seat, before) => before,
             _ => solver.value(q),
         };

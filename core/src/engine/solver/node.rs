@@ -300,6 +300,21 @@ impl Layout {
         }
     }
 
+    /// The seats that play to tricks from here (bit per seat, as `still_in_node`
+    /// says), in one pass over the hands.
+    fn still_in_mask(&self, n: &Node) -> u16 {
+        let plays = if self.trumps_only {
+            self.numbering.trumps
+        } else {
+            !0
+        };
+        n.hands
+            .iter()
+            .take(self.n)
+            .enumerate()
+            .fold(0, |a, (s, &h)| a | u16::from(h & plays != 0) << s)
+    }
+
     fn next_after(&self, n: &Node, seat: usize) -> usize {
         let mut s = seat;
         for _ in 1..self.n {
@@ -314,9 +329,7 @@ impl Layout {
     fn begin_trick_node(&self, n: &mut Node) {
         n.len = 0;
         n.table = 0;
-        n.pending = (0..self.n)
-            .filter(|&s| self.still_in_node(n, s))
-            .fold(0, |a, s| a | 1 << s);
+        n.pending = self.still_in_mask(n);
         n.in_trick = n.pending.count_ones() as u8;
         let leader = usize::from(n.leader);
         if n.in_trick > 0 && !self.still_in_node(n, leader) {
@@ -434,10 +447,13 @@ impl Layout {
         }
         let winner = usize::from(at(&n.seat_of, usize::from(n.taking)));
         let (mut pts, mut count) = (0u8, 0u8);
-        for &b in n.trick.iter().take(usize::from(n.len)) {
-            let (p, c) = self.numbering.worth_of(u32::from(b));
+        // the cards of the trick worth something (most are worth nothing)
+        let mut m = n.table & self.numbering.worth;
+        while m != 0 {
+            let (p, c) = self.numbering.worth_of(m.trailing_zeros());
             pts = pts.saturating_add(p);
             count = count.saturating_add(c);
+            m &= m - 1;
         }
         n.live &= !n.table;
         n.open_points = n.open_points.saturating_sub(pts);
@@ -622,8 +638,11 @@ impl Layout {
                 // X: the most trumps of the run, and how many tricks it plays to
                 let (mut tricks, mut span) = (0, 0);
                 for (s, &h) in n.hands.iter().enumerate().take(self.n) {
+                    if self.side(s) != side {
+                        continue;
+                    }
                     let r = (h & run).count_ones();
-                    if self.side(s) == side && r > tricks {
+                    if r > tricks {
                         (tricks, span) = (r, plays(h).count_ones());
                     }
                 }
@@ -757,15 +776,17 @@ impl Layout {
         let mut out = live & nb.worth;
         for b in 0..4u32 {
             let block = 0xffffu64 << (b * 16);
-            let mut cards = live & block;
+            // the worthless cards, each placed below every card worth something above it
+            let mut cards = live & block & !nb.worth;
+            let worth = live & block & nb.worth;
             // dealt cards still to be matched, from the top of the block down
             let mut free = dealt & block;
             while cards != 0 {
                 let top = 63 - cards.leading_zeros();
                 cards &= !(1u64 << top);
-                if nb.worth >> top & 1 != 0 {
-                    free &= !(!0u64 << top);
-                    continue;
+                let barrier = worth & above(top);
+                if barrier != 0 {
+                    free &= (1u64 << barrier.trailing_zeros()) - 1;
                 }
                 // the highest worthless card of the same holder not above the last one placed
                 let holder = usize::from(at(&nb.holder, top as usize));
