@@ -130,11 +130,13 @@ fn take_value(args: &mut Vec<String>, flag: &str) -> Option<String> {
 /// One hand's values, as `--dump` writes them.
 fn write_hand(out: &mut impl Write, path: &str, gi: usize, number: u32, a: &HandAnalysis) {
     let names = |cs: &[Card]| cs.iter().map(|c| c.name()).collect::<Vec<_>>().join(",");
-    let line: Vec<String> = a
-        .perfect
-        .iter()
-        .map(|(s, c)| format!("{s}{}", c.name()))
-        .collect();
+    let line_of = |plays: &[(i32, Card)]| {
+        let cards: Vec<String> = plays
+            .iter()
+            .map(|(s, c)| format!("{s}{}", c.name()))
+            .collect();
+        cards.join(" ")
+    };
     let _ = writeln!(
         out,
         "{path} {gi}:{number} pitcher {} contract {} trump {} par {} result {} by_trump {:?} {:?} claim {:?} perfect {}",
@@ -146,7 +148,7 @@ fn write_hand(out: &mut impl Write, path: &str, gi: usize, number: u32, a: &Hand
         a.par_by_trump,
         a.par_by_trump_unknown,
         a.claim,
-        line.join(" ")
+        line_of(&a.perfect)
     );
     for p in &a.plays {
         let _ = writeln!(
@@ -164,11 +166,6 @@ fn write_hand(out: &mut impl Write, path: &str, gi: usize, number: u32, a: &Hand
         );
     }
     for r in &a.revokes {
-        let line: Vec<String> = r
-            .line
-            .iter()
-            .map(|(s, c)| format!("{s}{}", c.name()))
-            .collect();
         let _ = writeln!(
             out,
             "  revoke {}.{} seat {} innocent {} sure {} took {} line {}",
@@ -178,7 +175,7 @@ fn write_hand(out: &mut impl Write, path: &str, gi: usize, number: u32, a: &Hand
             r.innocent,
             r.sure,
             r.took,
-            line.join(" ")
+            line_of(&r.line)
         );
     }
 }
