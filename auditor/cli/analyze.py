@@ -61,32 +61,23 @@ def hand_text(a: HandAnalysis) -> list[str]:
 
 
 def _unmatched(texts: dict[str, bytes], game: str | None, hand: int | None) -> str:
-    """Why --game/--hand chose no hand, per log: the game or the hand that is not in it."""
+    """Why --game/--hand chose no hand: of one log, the game or the hand that is not in it."""
     from ..notation import parse_text
-    from .replay import _hand_numbers, _names
+    from .replay import _hand_numbers, find_game, no_game
 
-    if len(texts) > 1:
-        chose = " ".join(f"{o} {v}" for o, v in (("--game", game), ("--hand", hand)) if v is not None)
+    chose = " ".join(f"{o} {v}" for o, v in (("--game", game), ("--hand", hand)) if v is not None)
+    if len(texts) != 1:
         return f"no hand of the {len(texts)} logs matches {chose}"
-    reasons = []
-    for source, data in texts.items():
-        games, _ = parse_text(data.decode("utf-8", "replace"), source)
-        if not games:
-            continue
-        chosen = games
-        if game is not None:
-            chosen = [g for g in games if g.name == game]
-            if not chosen and game.isdigit() and 1 <= int(game) <= len(games):
-                chosen = [games[int(game) - 1]]
-            if not chosen:
-                reasons.append(f"no game {game!r} in {source}: give a name ({_names(games)}) "
-                               f"or a number 1-{len(games)}")
-                continue
-        if len(chosen) == 1:
-            reasons.append(f"{chosen[0].name} has no hand {hand} (hands: {_hand_numbers(chosen[0])})")
-        else:
-            reasons.append(f"no game in {source} has a hand {hand}")
-    return "; ".join(reasons) or "no hand matches --game/--hand"
+    ((source, data),) = texts.items()
+    games, _ = parse_text(data.decode("utf-8", "replace"), source)
+    found = find_game(games, game) if game is not None else None
+    if game is not None and found is None:
+        return no_game(games, game, source)
+    if found is not None or len(games) == 1:
+        only = found or games[0]
+        return f"{only.name} has no hand {hand} (hands: {_hand_numbers(only)})" if hand is not None \
+            else f"{only.name} has no hands"
+    return f"no game in {source} has a hand {hand}"
 
 
 @app.command()

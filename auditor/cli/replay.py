@@ -46,14 +46,27 @@ def _names(games: list[Game]) -> str:
     return ", ".join(shown) + (f", ... ({len(games)} games)" if len(games) > 8 else "")
 
 
-def _pick_game(games: list[Game], wanted: str, source: str) -> Game:
-    """The game named ``wanted`` (its GameId or FILE#N), else the ``wanted``-th game."""
+def find_game(games: list[Game], wanted: str) -> Game | None:
+    """The game named ``wanted`` (its GameId or FILE#N), else the ``wanted``-th game, else None."""
     for g in games:
         if g.name == wanted:
             return g
     if wanted.isdigit() and 1 <= int(wanted) <= len(games):
         return games[int(wanted) - 1]
-    raise fail(f"no game {wanted!r} in {source}: give a name ({_names(games)}) or a number 1-{len(games)}")
+    return None
+
+
+def no_game(games: list[Game], wanted: str, source: str) -> str:
+    """Why ``wanted`` names no game of ``source``, and what does."""
+    return f"no game {wanted!r} in {source}: give a name ({_names(games)}) or a number 1-{len(games)}"
+
+
+def _pick_game(games: list[Game], wanted: str, source: str) -> Game:
+    """The game ``wanted`` names (see :func:`find_game`); refused (exit 2) when there is none."""
+    chosen = find_game(games, wanted)
+    if chosen is None:
+        raise fail(no_game(games, wanted, source))
+    return chosen
 
 
 def _hand_numbers(game: Game) -> str:

@@ -431,7 +431,6 @@ impl Solver<'_> {
                     k == last || self.keeps(&q, seat, target)
                 })
                 .map(|(_, c)| c)
-                .or_else(|| moves.first().copied())
             else {
                 break;
             };
